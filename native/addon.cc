@@ -1,0 +1,266 @@
+// The only file that knows Node: converts between JS values and the plain C++
+// probe, mount list and thread pool.
+//
+// Results travel through one preallocated buffer of 64-bit slots that JS
+// reads through two views (BigUint64Array for exact bigint results,
+// Float64Array for numbers), so a synchronous probe allocates nothing here.
+#include <napi.h>
+
+#include <errno.h>
+#include <string.h>
+
+#include <memory>
+#include <vector>
+
+#include "disk_usage.h"
+#include "mount_list.h"
+#include "probe_pool.h"
+
+namespace diskprobe {
+
+namespace {
+
+// Slot indexes; src/probe/nativeBinding.ts mirrors them.
+enum Slot : size_t {
+  kSlotBlockSize,
+  kSlotTotal,
+  kSlotFree,
+  kSlotAvail,
+  kSlotFiles,
+  kSlotFilesFree,
+  kSlotFilesAvail,
+  kSlotDeviceMajor,
+  kSlotDeviceMinor,
+  kSlotFlags,
+  kSlotSyscall,
+  kSlotCount,
+};
+
+constexpr int kTimedOut = -1;
+
+class Addon;
+void DeliverToJs(Napi::Env env, Napi::Function callback, Addon* addon, ProbeJob* job);
+using Callback = Napi::TypedThreadSafeFunction<Addon, ProbeJob, DeliverToJs>;
+
+class Addon : public Napi::Addon<Addon> {
+ public:
+  Addon(Napi::Env env, Napi::Object exports) {
+    Napi::ArrayBuffer slots = Napi::ArrayBuffer::New(env, kSlotCount * 2 * sizeof(uint64_t));
+    u64_ = static_cast<uint64_t*>(slots.Data());
+    f64_ = reinterpret_cast<double*>(u64_ + kSlotCount);
+    slots_ = Napi::Persistent(slots);
+
+    pool_ = ProbePool::Create([this](ProbeJob* job) {
+      if (!has_callback_ || callback_.NonBlockingCall(job) != napi_ok) delete job;
+    });
+    env.AddCleanupHook([this] { Close(); });
+
+    DefineAddon(exports, {
+        InstanceValue("slots", slots, napi_enumerable),
+        InstanceValue("slotCount", Napi::Number::New(env, kSlotCount), napi_enumerable),
+        InstanceMethod("statSync", &Addon::StatSync),
+        InstanceMethod("statSyncTimeout", &Addon::StatSyncTimeout),
+        InstanceMethod("statAsync", &Addon::StatAsync),
+        InstanceMethod("abandon", &Addon::Abandon),
+        InstanceMethod("pending", &Addon::Pending),
+        InstanceMethod("names", &Addon::Names),
+        InstanceMethod("setCallback", &Addon::SetCallback),
+        InstanceMethod("ref", &Addon::Ref),
+        InstanceMethod("unref", &Addon::Unref),
+        InstanceMethod("mountTableChanged", &Addon::MountTableChanged),
+        InstanceMethod("listMounts", &Addon::ListMountsJs),
+    });
+  }
+
+  ~Addon() { Close(); }
+
+  void WriteSlots(const DiskStats& stats, int error, Syscall syscall) {
+    u64_[kSlotSyscall] = syscall;
+    f64_[kSlotSyscall] = syscall;
+    if (error != 0) return;
+    const uint64_t values[] = {stats.block_size, stats.total_bytes, stats.free_bytes,
+                               stats.avail_bytes, stats.files, stats.files_free,
+                               stats.files_avail, stats.device_major, stats.device_minor,
+                               stats.flags};
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; ++i) {
+      u64_[i] = values[i];
+      f64_[i] = static_cast<double>(values[i]);
+    }
+  }
+
+ private:
+  // Copies a JS string into `buffer` as UTF-8. Returns 0, ENAMETOOLONG, or -1
+  // after throwing a TypeError (JS validates first; this guards misuse).
+  int ReadPath(const Napi::CallbackInfo& info, char* buffer) {
+    napi_value value = info[0];
+    size_t length = 0;
+    napi_status status = napi_get_value_string_utf8(info.Env(), value, buffer, kMaxPathBytes + 2, &length);
+    if (status != napi_ok) {
+      Napi::TypeError::New(info.Env(), "path must be a string").ThrowAsJavaScriptException();
+      return -1;
+    }
+    return length > kMaxPathBytes ? ENAMETOOLONG : 0;
+  }
+
+  Napi::Value StatSync(const Napi::CallbackInfo& info) {
+    int error = ReadPath(info, path_);
+    if (error < 0) return info.Env().Undefined();
+    Syscall syscall = kSyscallStatvfs;
+    if (error == 0) error = ProbePath(path_, &sync_stats_, &syscall);
+    WriteSlots(sync_stats_, error, syscall);
+    return Napi::Number::New(info.Env(), error);
+  }
+
+  // (path, lane, id, timeoutMs) -> 0 | errno | -1 (timed out; the job goes on
+  // and is delivered to the callback when its call returns).
+  Napi::Value StatSyncTimeout(const Napi::CallbackInfo& info) {
+    int error = ReadPath(info, path_);
+    if (error < 0) return info.Env().Undefined();
+    if (error != 0) {
+      WriteSlots(sync_stats_, error, kSyscallStatvfs);
+      return Napi::Number::New(info.Env(), error);
+    }
+    std::unique_ptr<ProbeJob> job(NewJob(info));
+    uint32_t timeout_ms = info[3].As<Napi::Number>().Uint32Value();
+    if (!pool_->RunWithTimeout(job.get(), timeout_ms)) {
+      job.release();  // the pool owns it now
+      return Napi::Number::New(info.Env(), kTimedOut);
+    }
+    memcpy(&sync_stats_, &job->stats, sizeof sync_stats_);
+    WriteSlots(sync_stats_, job->error, job->syscall);
+    return Napi::Number::New(info.Env(), job->error);
+  }
+
+  // (path, lane, id): the answer comes to the callback as (id, status, names?).
+  Napi::Value StatAsync(const Napi::CallbackInfo& info) {
+    int error = ReadPath(info, path_);
+    if (error < 0) return info.Env().Undefined();
+    ProbeJob* job = NewJob(info);
+    if (error != 0) {  // too long to probe: answer the same way, still asynchronously
+      job->error = error;
+      job->syscall = kSyscallStatvfs;
+      if (!has_callback_ || callback_.NonBlockingCall(job) != napi_ok) delete job;
+      return info.Env().Undefined();
+    }
+    pool_->Submit(job);
+    return info.Env().Undefined();
+  }
+
+  ProbeJob* NewJob(const Napi::CallbackInfo& info) {
+    ProbeJob* job = new ProbeJob();
+    job->path = path_;
+    job->lane = info[1].As<Napi::Number>().Uint32Value();
+    job->id = info[2].As<Napi::Number>().Uint32Value();
+    return job;
+  }
+
+  Napi::Value Abandon(const Napi::CallbackInfo& info) {
+    pool_->Abandon(info[0].As<Napi::Number>().Uint32Value());
+    return info.Env().Undefined();
+  }
+
+  Napi::Value Pending(const Napi::CallbackInfo& info) {
+    return Napi::Boolean::New(info.Env(), pool_->Pending(info[0].As<Napi::Number>().Uint32Value()));
+  }
+
+  // The mount point and file system name of the last synchronous probe, where
+  // the OS names them (macOS, Windows); undefined elsewhere.
+  Napi::Value Names(const Napi::CallbackInfo& info) {
+    return NamesOf(info.Env(), sync_stats_);
+  }
+
+  Napi::Value SetCallback(const Napi::CallbackInfo& info) {
+    if (has_callback_) callback_.Release();
+    callback_ = Callback::New(info.Env(), info[0].As<Napi::Function>(), "diskprobe", 0, 1, this);
+    callback_.Unref(info.Env());  // JS refs it while it waits for an answer
+    has_callback_ = true;
+    return info.Env().Undefined();
+  }
+
+  Napi::Value Ref(const Napi::CallbackInfo& info) {
+    if (has_callback_) callback_.Ref(info.Env());
+    return info.Env().Undefined();
+  }
+
+  Napi::Value Unref(const Napi::CallbackInfo& info) {
+    if (has_callback_) callback_.Unref(info.Env());
+    return info.Env().Undefined();
+  }
+
+  Napi::Value MountTableChanged(const Napi::CallbackInfo& info) {
+    return Napi::Boolean::New(info.Env(), watch_.Changed());
+  }
+
+  // [{mountPoint, device, fsType, readOnly, remote}], or null where JS reads
+  // the table itself (Linux).
+  Napi::Value ListMountsJs(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    std::vector<MountEntry> mounts;
+    int error = ListMounts(&mounts);
+    if (error == ENOSYS) return env.Null();
+    if (error != 0) {
+      Napi::Error e = Napi::Error::New(env, strerror(error));
+      e.Set("errno", Napi::Number::New(env, error));
+      e.Set("syscall", Napi::String::New(env, "getmntinfo"));
+      e.ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
+    Napi::Array out = Napi::Array::New(env, mounts.size());
+    for (size_t i = 0; i < mounts.size(); ++i) {
+      Napi::Object m = Napi::Object::New(env);
+      m.Set("mountPoint", mounts[i].mount_point);
+      m.Set("device", mounts[i].device);
+      m.Set("fsType", mounts[i].fs_type);
+      m.Set("readOnly", mounts[i].read_only);
+      m.Set("remote", mounts[i].remote);
+      out.Set(static_cast<uint32_t>(i), m);
+    }
+    return out;
+  }
+
+  void Close() {
+    if (closed_) return;
+    closed_ = true;
+    pool_->Shutdown();  // after this, no thread calls into callback_
+    if (has_callback_) callback_.Abort();
+    has_callback_ = false;
+  }
+
+ public:
+  static Napi::Value NamesOf(Napi::Env env, const DiskStats& stats) {
+    if (!(stats.flags & kHasNames)) return env.Undefined();
+    Napi::Array names = Napi::Array::New(env, 2);
+    names.Set(0u, Napi::String::New(env, stats.mount_point));
+    names.Set(1u, Napi::String::New(env, stats.fs_type));
+    return names;
+  }
+
+ private:
+  uint64_t* u64_ = nullptr;
+  double* f64_ = nullptr;
+  Napi::Reference<Napi::ArrayBuffer> slots_;
+  std::shared_ptr<ProbePool> pool_;
+  Callback callback_;
+  bool has_callback_ = false;
+  bool closed_ = false;
+  MountTableWatch watch_;
+  DiskStats sync_stats_{};
+  char path_[kMaxPathBytes + 2];
+};
+
+// On the JS thread: publish one finished job through the slots, then call
+// back (id, status, names?). status is 0 or an errno.
+void DeliverToJs(Napi::Env env, Napi::Function callback, Addon* addon, ProbeJob* job) {
+  std::unique_ptr<ProbeJob> owned(job);
+  if (env == nullptr || callback.IsEmpty()) return;  // the environment is going away
+  addon->WriteSlots(job->stats, job->error, job->syscall);
+  Napi::Value names = job->error == 0 ? Addon::NamesOf(env, job->stats) : env.Undefined();
+  callback.Call({Napi::Number::New(env, job->id), Napi::Number::New(env, job->error), names});
+}
+
+}  // namespace
+
+}  // namespace diskprobe
+
+using DiskProbeAddon = diskprobe::Addon;
+NODE_API_ADDON(DiskProbeAddon)

@@ -1,0 +1,69 @@
+// The disk probe's platform-independent contract. Plain C++: no Node types,
+// so the platform files can be built and tested without Node.
+#ifndef DISKPROBE_DISK_USAGE_H_
+#define DISKPROBE_DISK_USAGE_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace diskprobe {
+
+// Longest UTF-8 path the probe accepts, in bytes, without the terminating NUL.
+// POSIX kernels refuse PATH_MAX (4096) and longer with ENAMETOOLONG; Windows
+// long paths (\\?\) reach 32,767 UTF-16 units, up to 3 UTF-8 bytes each.
+#ifdef _WIN32
+constexpr size_t kMaxPathBytes = 32767 * 3;
+#else
+constexpr size_t kMaxPathBytes = 4095;
+#endif
+
+// Room for a mount point or file system name reported by the OS itself
+// (macOS statfs, Windows volume APIs). Linux leaves both empty: the mount
+// table is read once in JS and matched by device id.
+constexpr size_t kMaxNameBytes = 1024;
+
+enum StatsFlags : uint32_t {
+  kHasInodes = 1u << 0,  // the file system counts inodes (f_files != 0)
+  kHasDevice = 1u << 1,  // device_major/device_minor are the path's st_dev
+  kHasNames = 1u << 2,   // mount_point and fs_type are filled in
+};
+
+// One probe's answer. Every byte count is blocks x f_frsize (POSIX) or the
+// exact byte count the OS reports (Windows).
+struct DiskStats {
+  uint64_t block_size;    // bytes: f_frsize, or the cluster size on Windows
+  uint64_t total_bytes;   // f_blocks x f_frsize
+  uint64_t free_bytes;    // f_bfree x f_frsize, root-reserved blocks included
+  uint64_t avail_bytes;   // f_bavail x f_frsize: what an unprivileged caller may use
+  uint64_t files;         // f_files
+  uint64_t files_free;    // f_ffree
+  uint64_t files_avail;   // f_favail
+  uint64_t device_major;  // of the path's st_dev
+  uint64_t device_minor;
+  uint32_t flags;         // StatsFlags
+  char mount_point[kMaxNameBytes];
+  char fs_type[kMaxNameBytes];
+};
+
+// Names of the system calls an error can come from; JS reports them as the
+// error's `syscall`, as Node's fs errors do.
+enum Syscall : uint32_t {
+  kSyscallNone = 0,
+  kSyscallStatvfs,
+  kSyscallStat,
+  kSyscallStatfs,
+  kSyscallGetDiskFreeSpaceEx,
+  kSyscallGetFileAttributes,
+  kSyscallGetVolumePathName,
+  kSyscallMultiByteToWideChar,
+};
+
+// Probes the file system holding `path` (UTF-8, NUL-terminated). Returns 0 and
+// fills `out`, or returns a POSIX errno value (on Windows, the Win32 error
+// mapped to its POSIX equivalent) and sets `*syscall`. Allocates nothing on
+// POSIX; safe to call from any thread.
+int ProbePath(const char* path, DiskStats* out, Syscall* syscall);
+
+}  // namespace diskprobe
+
+#endif  // DISKPROBE_DISK_USAGE_H_

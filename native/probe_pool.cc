@@ -1,0 +1,136 @@
+#include "probe_pool.h"
+
+#include <errno.h>
+
+#include <chrono>
+#include <system_error>
+#include <thread>
+
+namespace diskprobe {
+
+namespace {
+// Idle threads beyond the first linger this long before exiting, so bursts
+// reuse them and a quiet process keeps a single parked thread.
+constexpr auto kIdleExit = std::chrono::seconds(10);
+}  // namespace
+
+std::shared_ptr<ProbePool> ProbePool::Create(Deliver deliver) {
+  return std::shared_ptr<ProbePool>(new ProbePool(std::move(deliver)));
+}
+
+void ProbePool::Enqueue(ProbeJob* job) {
+  jobs_[job->id] = job;
+  Lane& lane = lanes_[job->lane];
+  lane.queue.push_back(job);
+  if (lane.active || lane.queue.size() > 1) return;  // already served or already ready
+  ready_.push_back(job->lane);
+  if (idle_threads_ > 0) {
+    work_cv_.notify_one();
+    return;
+  }
+  ++threads_;
+  try {
+    // Detached: a thread stuck in the kernel must never be joined, or it would
+    // keep the process from exiting. It holds the pool alive by itself.
+    std::thread([self = shared_from_this()] { self->WorkerLoop(); }).detach();
+  } catch (const std::system_error&) {
+    // Out of threads: the lane stays ready for the next thread that frees up.
+    --threads_;
+  }
+}
+
+void ProbePool::Submit(ProbeJob* job) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (closing_) {
+    delete job;
+    return;
+  }
+  Enqueue(job);
+}
+
+bool ProbePool::RunWithTimeout(ProbeJob* job, uint32_t timeout_ms) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  job->sync_waiter = true;
+  Enqueue(job);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  if (done_cv_.wait_until(lock, deadline, [job] { return job->done; })) return true;
+  job->sync_waiter = false;  // from now on the pool owns and delivers it
+  return false;
+}
+
+void ProbePool::Abandon(uint32_t id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = jobs_.find(id);
+  if (it != jobs_.end()) it->second->abandoned = true;
+}
+
+bool ProbePool::Pending(uint32_t id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return jobs_.count(id) != 0;
+}
+
+void ProbePool::Shutdown() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  closing_ = true;
+  work_cv_.notify_all();
+}
+
+void ProbePool::Finish(ProbeJob* job, std::unique_lock<std::mutex>& lock) {
+  job->done = true;
+  jobs_.erase(job->id);
+  if (job->sync_waiter) {
+    done_cv_.notify_all();  // the waiter owns the job
+  } else if (closing_) {
+    delete job;
+  } else {
+    // Under the lock, so Shutdown() cannot release what deliver_ uses
+    // between the check above and the call.
+    deliver_(job);
+  }
+  (void)lock;
+}
+
+void ProbePool::WorkerLoop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    while (ready_.empty() && !closing_) {
+      ++idle_threads_;
+      bool woke = work_cv_.wait_for(lock, kIdleExit, [this] { return !ready_.empty() || closing_; });
+      --idle_threads_;
+      if (!woke && threads_ > 1) {
+        --threads_;
+        return;
+      }
+    }
+    if (closing_) {
+      --threads_;
+      return;
+    }
+    uint32_t lane_id = ready_.front();
+    ready_.pop_front();
+    lanes_[lane_id].active = true;
+    for (;;) {
+      Lane& lane = lanes_[lane_id];  // rehashing may move it: look up each time
+      if (closing_) {
+        for (ProbeJob* queued : lane.queue) delete queued;
+        lane.queue.clear();
+      }
+      if (lane.queue.empty()) break;
+      ProbeJob* job = lane.queue.front();
+      lane.queue.pop_front();
+      if (job->abandoned) {
+        job->error = ECANCELED;
+        Finish(job, lock);
+        continue;
+      }
+      job->started = true;
+      lock.unlock();
+      job->error = ProbePath(job->path.c_str(), &job->stats, &job->syscall);
+      lock.lock();
+      Finish(job, lock);
+    }
+    lanes_.erase(lane_id);
+  }
+}
+
+}  // namespace diskprobe

@@ -1,0 +1,42 @@
+// What the public functions ask of a backend, and what they give it.
+import type { DeadMountGuard } from './deadMountGuard.js';
+import type { MountEntry } from './mountTable.js';
+import type { Backend, DiskUsage } from './types.js';
+
+/** One path to probe, already validated. */
+export interface ProbeTarget {
+  /** The path as the OS should see it (the caller's, or its long form on Windows). */
+  readonly osPath: string;
+  /** Absolute; what results and errors report. */
+  readonly path: string;
+  /** The mount the path lies under by name: the dead-mount guard's key. */
+  readonly mountPoint: string;
+}
+
+export interface ProbeContext {
+  readonly guard: DeadMountGuard;
+  /** The mount that holds `path`, whose st_dev is `key`. */
+  mountOf(key: number, path: string): MountEntry | undefined;
+}
+
+export type AnyUsage = DiskUsage<number> | DiskUsage<bigint>;
+
+export interface ProbeBackend {
+  readonly name: Backend;
+  /** Probes on the calling thread: may block on a dead mount. */
+  sync(target: ProbeTarget, bigint: boolean): AnyUsage;
+  /** Probes elsewhere and blocks at most `timeout` ms, then throws ETIMEDOUT. */
+  syncWithTimeout(target: ProbeTarget, bigint: boolean, timeout: number): AnyUsage;
+  /** Probes elsewhere without blocking; rejects with ETIMEDOUT after `timeout` ms. */
+  async(target: ProbeTarget, bigint: boolean, timeout: number, signal: AbortSignal | undefined): Promise<AnyUsage>;
+}
+
+/** Lane ids for the backends: one per mount point, so a dead mount holds one thread. */
+export class LaneIds {
+  private readonly ids = new Map<string, number>();
+  of(mountPoint: string): number {
+    let id = this.ids.get(mountPoint);
+    if (id === undefined) this.ids.set(mountPoint, (id = this.ids.size + 1));
+    return id;
+  }
+}

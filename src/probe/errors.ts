@@ -1,0 +1,120 @@
+// Errors shaped like Node's fs errors (code, errno, syscall, path, and a
+// message naming the path), so callers handle diskprobe and fs alike.
+import { constants } from 'node:os';
+import { getSystemErrorMap } from 'node:util';
+
+/** An fs-style error: what Node's fs throws, plus the mount where it applies. */
+export interface ProbeError extends Error {
+  code: string;
+  errno: number;
+  syscall: string;
+  path: string;
+  /** For ETIMEDOUT: the mount that did not answer. */
+  mountPoint?: string;
+  /** For ETIMEDOUT: how long it was given, in milliseconds. */
+  timeout?: number;
+}
+
+const codeOfErrno = new Map<number, string>();
+for (const [name, value] of Object.entries(constants.errno)) {
+  if (!codeOfErrno.has(value)) codeOfErrno.set(value, name);
+}
+
+let uvErrors: Map<string, { errno: number; message: string }> | undefined;
+/** libuv's errno and message for a code, as Node reports them (negative errno). */
+function describe(code: string): { errno: number; message: string } {
+  if (!uvErrors) {
+    uvErrors = new Map();
+    for (const [errno, [name, message]] of getSystemErrorMap()) uvErrors.set(name, { errno, message });
+  }
+  return uvErrors.get(code) ?? { errno: 0, message: 'unknown error' };
+}
+
+/** The error for a failed probe, from a POSIX errno value reported by the native addon. */
+export function errnoError(osErrno: number, syscall: string, path: string): ProbeError {
+  return codeNameError(codeOfErrno.get(osErrno) ?? 'UNKNOWN', syscall, path);
+}
+
+/** The error for a failed probe, from an error code name such as "ENOENT". */
+export function codeNameError(code: string, syscall: string, path: string): ProbeError {
+  const { errno, message } = describe(code);
+  return fsError(code, errno, `${code}: ${message}, ${syscall} '${path}'`, syscall, path);
+}
+
+function fsError(code: string, errno: number, message: string, syscall: string, path: string): ProbeError {
+  const error = new Error(message) as ProbeError;
+  error.errno = errno;
+  error.code = code;
+  error.syscall = syscall;
+  error.path = path;
+  return error;
+}
+
+/**
+ * ETIMEDOUT for a mount that did not answer. `stuckFor` is set when this call
+ * did not wait at all because an earlier probe of the mount is still stuck.
+ */
+export function timeoutError(path: string, mountPoint: string, timeout: number, stuckFor?: number): ProbeError {
+  const what =
+    stuckFor === undefined
+      ? `mount ${mountPoint} not responding after ${timeout} ms`
+      : `mount ${mountPoint} not responding (an earlier probe has been stuck for ${Math.round(stuckFor)} ms)`;
+  const error = fsError(
+    'ETIMEDOUT',
+    describe('ETIMEDOUT').errno,
+    `ETIMEDOUT: ${what}, statfs '${path}'; check the server behind it, or unmount it with umount -l`,
+    'statfs',
+    path,
+  );
+  error.mountPoint = mountPoint;
+  error.timeout = timeout;
+  return error;
+}
+
+/** What fs.promises rejects with when its signal aborts. */
+export function abortError(signal: AbortSignal): Error {
+  const error = new Error('The operation was aborted', { cause: signal.reason }) as Error & { code: string };
+  error.name = 'AbortError';
+  error.code = 'ABORT_ERR';
+  return error;
+}
+
+/** Throws as fs does for a path that is not a string or holds a NUL byte. */
+export function validatePath(path: unknown): asserts path is string {
+  if (typeof path !== 'string') {
+    const got = path === null ? 'null' : typeof path;
+    throw codeError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "path" argument must be of type string. Received ${got}`);
+  }
+  if (path.includes('\0')) {
+    throw codeError(
+      TypeError,
+      'ERR_INVALID_ARG_VALUE',
+      `The argument 'path' must be a string without null bytes. Received ${JSON.stringify(path)}`,
+    );
+  }
+}
+
+/** Validates a timeout option: a positive number of milliseconds, or Infinity. */
+export function validateTimeout(timeout: unknown, name = 'timeout'): number | undefined {
+  if (timeout === undefined) return undefined;
+  if (typeof timeout !== 'number' || Number.isNaN(timeout) || timeout <= 0 || (timeout > 2 ** 31 - 1 && timeout !== Infinity)) {
+    throw codeError(
+      RangeError,
+      'ERR_OUT_OF_RANGE',
+      `The value of "options.${name}" is out of range. It must be a positive number of milliseconds up to 2147483647, or Infinity. Received ${String(timeout)}`,
+    );
+  }
+  return timeout;
+}
+
+export function validateSignal(signal: unknown): asserts signal is AbortSignal | undefined {
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw codeError(TypeError, 'ERR_INVALID_ARG_TYPE', 'The "options.signal" property must be an instance of AbortSignal');
+  }
+}
+
+export function codeError<E extends Error>(Kind: new (message: string) => E, code: string, message: string): E & { code: string } {
+  const error = new Kind(message) as E & { code: string };
+  error.code = code;
+  return error;
+}

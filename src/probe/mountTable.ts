@@ -1,0 +1,216 @@
+// The mount table: which mount holds a path, and which mounts df would list.
+// Read once and cached; re-read only when the table changes.
+import { realpathSync } from 'node:fs';
+
+import type { Mount } from './types.js';
+
+/** A mount as the table describes it, with what is needed to match paths to it. */
+export interface MountEntry extends Mount {
+  /** major × 2^20 + minor of the mounted device (Linux), or NaN where unknown. */
+  readonly deviceKey: number;
+  /** The directory of the device mounted here: "/" unless it is a bind mount of a subdirectory. */
+  readonly root: string;
+  /** Mounted from a network server. */
+  readonly remote: boolean;
+}
+
+/** File systems with no storage of their own (after util-linux's pseudofs list). */
+const PSEUDO_TYPES = new Set([
+  'anon_inodefs', 'apparmorfs', 'autofs', 'bdev', 'binder', 'binfmt_misc', 'bpf', 'cgroup', 'cgroup2',
+  'configfs', 'cpuset', 'debugfs', 'devfs', 'devpts', 'efivarfs', 'fusectl', 'fuse.portal', 'hugetlbfs',
+  'ignore', 'kernfs', 'mqueue', 'nfsd', 'none', 'nsfs', 'pipefs', 'proc', 'pstore', 'ramfs', 'rpc_pipefs',
+  'securityfs', 'selinuxfs', 'smackfs', 'sockfs', 'spufs', 'subfs', 'sysfs', 'tracefs',
+]);
+
+const REMOTE_TYPES = /^(nfs\d?|cifs|smb3?|smbfs|ncpfs|afs|9p|ceph|glusterfs|fuse\.sshfs|sshfs|lustre|gfs2?|ocfs2|beegfs|davfs|fuse\.rclone)$/;
+
+export function isPseudoType(fsType: string): boolean {
+  return PSEUDO_TYPES.has(fsType);
+}
+
+export function isRemote(fsType: string, device: string): boolean {
+  return REMOTE_TYPES.test(fsType) || device.startsWith('//') || /^[^/]+:\//.test(device);
+}
+
+/** major/minor as one number that Map lookups can use. */
+export function deviceKey(major: number, minor: number): number {
+  return major * 1048576 + minor;
+}
+
+/** Undoes the octal escapes (\040 space, \011 tab, \012 newline, \134 backslash) of /proc/self/mountinfo. */
+export function decodeMountField(field: string): string {
+  return field.includes('\\') ? field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8))) : field;
+}
+
+/** Parses /proc/self/mountinfo (proc(5)). Malformed lines are skipped. */
+export function parseMountInfo(text: string): MountEntry[] {
+  const entries: MountEntry[] = [];
+  for (const line of text.split('\n')) {
+    const fields = line.split(' ');
+    const separator = fields.indexOf('-', 6);
+    if (separator < 0 || fields.length < separator + 3) continue;
+    const [major, minor] = (fields[2] ?? '').split(':').map(Number);
+    const fsType = decodeMountField(fields[separator + 1]!);
+    const device = decodeMountField(fields[separator + 2]!);
+    const options = (fields[5] ?? '').split(',');
+    const superOptions = (fields[separator + 3] ?? '').split(',');
+    entries.push({
+      mountPoint: decodeMountField(fields[4] ?? ''),
+      device,
+      fsType,
+      readOnly: options.includes('ro') || superOptions.includes('ro'),
+      pseudo: isPseudoType(fsType),
+      deviceKey: major !== undefined && minor !== undefined ? deviceKey(major, minor) : NaN,
+      root: decodeMountField(fields[3] ?? '/'),
+      remote: isRemote(fsType, device),
+    });
+  }
+  return entries;
+}
+
+/** Whether `path` is `dir` or lies under it. */
+function isWithin(path: string, dir: string, separator: string, fold: boolean): boolean {
+  if (fold) {
+    path = path.toLowerCase();
+    dir = dir.toLowerCase();
+  }
+  if (!path.startsWith(dir)) return false;
+  return path.length === dir.length || dir.endsWith(separator) || path[dir.length] === separator;
+}
+
+/** One reading of the mount table, indexed for the questions the probe asks. */
+export class MountTable {
+  readonly entries: readonly MountEntry[];
+  private readonly byDevice = new Map<number, MountEntry[]>();
+  /** Visible mounts, longest mount point first: the first that contains a path holds it. */
+  private readonly byDepth: MountEntry[];
+  private readonly lexicalCache = new Map<string, MountEntry | undefined>();
+
+  constructor(
+    entries: readonly MountEntry[],
+    private readonly separator = '/',
+    private readonly foldCase = false,
+  ) {
+    this.entries = entries;
+    for (const entry of entries) {
+      const list = this.byDevice.get(entry.deviceKey);
+      if (list) list.push(entry);
+      else this.byDevice.set(entry.deviceKey, [entry]);
+    }
+    // Later entries over-mount earlier ones at the same point: keep the last.
+    const visible = new Map<string, MountEntry>();
+    for (const entry of entries) visible.set(foldCase ? entry.mountPoint.toLowerCase() : entry.mountPoint, entry);
+    this.byDepth = [...visible.values()].sort((a, b) => b.mountPoint.length - a.mountPoint.length);
+  }
+
+  /**
+   * The mount that holds `path`, judging by its name alone: no file system is
+   * touched, so it is safe on a dead mount. Symlinks are not followed.
+   */
+  lexical(path: string): MountEntry | undefined {
+    let hit = this.lexicalCache.get(path);
+    if (hit === undefined && !this.lexicalCache.has(path)) {
+      hit = this.byDepth.find((entry) => isWithin(path, entry.mountPoint, this.separator, this.foldCase));
+      if (this.lexicalCache.size > 4096) this.lexicalCache.clear();
+      this.lexicalCache.set(path, hit);
+    }
+    return hit;
+  }
+
+  /**
+   * The mount that really holds `path`, whose device (from stat) is `key`.
+   * Several mounts of one device (bind mounts) are told apart by the real,
+   * symlink-free path; that costs a realpath, so it is only done then.
+   */
+  containing(key: number, path: string): MountEntry | undefined {
+    const candidates = this.byDevice.get(key);
+    if (candidates === undefined) return undefined;
+    if (candidates.length === 1) return candidates[0];
+    let real = path;
+    try {
+      real = realpathSync.native(path);
+    } catch {
+      // Raced with a rename or unmount: the lexical answer is the best left.
+    }
+    let best: MountEntry | undefined;
+    for (const entry of candidates) {
+      if (isWithin(real, entry.mountPoint, this.separator, this.foldCase) && (!best || entry.mountPoint.length >= best.mountPoint.length)) {
+        best = entry;
+      }
+    }
+    return best ?? candidates[candidates.length - 1];
+  }
+
+  has(key: number): boolean {
+    return this.byDevice.has(key);
+  }
+
+  /**
+   * The mounts `df` lists without -a: no pseudo file systems, one mount per
+   * device, chosen by coreutils' rules (a real device name wins, then the
+   * mount nearest the root, then an over-mount). Empty ones are dropped by
+   * the caller, which knows their sizes.
+   */
+  dfCandidates(): MountEntry[] {
+    const visibleKey = new Map<string, number>();
+    for (const entry of this.entries) visibleKey.set(entry.mountPoint, entry.deviceKey);
+    const kept = new Map<number, MountEntry>();
+    const dropped = new Set<MountEntry>();
+    for (const entry of this.entries) {
+      if (entry.pseudo) {
+        dropped.add(entry);
+        continue;
+      }
+      const key = visibleKey.get(entry.mountPoint)!;
+      if (Number.isNaN(key)) continue;
+      const existing = kept.get(key);
+      if (!existing) {
+        kept.set(key, entry);
+        continue;
+      }
+      if (entry.remote && existing.remote && entry.device !== existing.device) continue;
+      const nearerRoot = existing.mountPoint.length > entry.mountPoint.length;
+      const sourceBelowRoot = existing.root.length < entry.root.length;
+      if (
+        (entry.device.includes('/') && !existing.device.includes('/')) ||
+        (nearerRoot && !sourceBelowRoot) ||
+        (existing.device !== entry.device && existing.mountPoint === entry.mountPoint)
+      ) {
+        dropped.add(existing);
+        kept.set(key, entry);
+      } else {
+        dropped.add(entry);
+      }
+    }
+    return this.entries.filter((entry) => !dropped.has(entry));
+  }
+}
+
+/**
+ * Keeps one MountTable and re-reads it when `changed()` says so (Linux: the
+ * kernel's poll flag on mountinfo) or, where there is no such signal, when
+ * it is older than `maxAgeMs`.
+ */
+export class MountTableCache {
+  private table: MountTable | undefined;
+  private readAt = 0;
+
+  constructor(
+    private readonly read: () => MountTable,
+    private readonly changed: (() => boolean) | undefined,
+    private readonly maxAgeMs = 1000,
+  ) {}
+
+  current(): MountTable {
+    if (this.table === undefined) return this.reload();
+    if (this.changed ? this.changed() : performance.now() - this.readAt > this.maxAgeMs) return this.reload();
+    return this.table;
+  }
+
+  /** Re-reads now; for a device the cached table does not know. */
+  reload(): MountTable {
+    this.table = this.read();
+    this.readAt = performance.now();
+    return this.table;
+  }
+}

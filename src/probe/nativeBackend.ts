@@ -1,0 +1,152 @@
+// Probes through the addon: statvfs + stat in one call, exact bytes from
+// f_frsize, and asynchronous probes on the addon's own threads.
+import type { AnyUsage, ProbeBackend, ProbeContext, ProbeTarget } from './backend.js';
+import { LaneIds } from './backend.js';
+import { abortError, errnoError, timeoutError } from './errors.js';
+import { deviceKey } from './mountTable.js';
+import { Flag, type NativeBinding, Slot, SYSCALLS } from './nativeBinding.js';
+import { usedPercent, usedPercentBig } from './percent.js';
+import { makeInodes, makeUsage } from './usage.js';
+
+const SAFE = Number.MAX_SAFE_INTEGER;
+const TIMED_OUT = -1;
+
+interface Waiter {
+  readonly target: ProbeTarget;
+  readonly bigint: boolean;
+  readonly resolve: (usage: AnyUsage) => void;
+  readonly reject: (error: Error) => void;
+  readonly started: number;
+  timer: NodeJS.Timeout | undefined;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+}
+
+export function createNativeBackend(binding: NativeBinding, context: ProbeContext): ProbeBackend {
+  const u64 = new BigUint64Array(binding.slots, 0, binding.slotCount);
+  const f64 = new Float64Array(binding.slots, binding.slotCount * 8, binding.slotCount);
+  const waiting = new Map<number, Waiter>();
+  const lanes = new LaneIds();
+  const { guard } = context;
+  let lastId = 0;
+
+  const nextId = (): number => (lastId = lastId >= 0xfffffff0 ? 1 : lastId + 1);
+
+  /** Builds the result of the probe whose answer is in the slots now. */
+  function readSlots(path: string, bigint: boolean, names: readonly [string, string] | undefined): AnyUsage {
+    const flags = f64[Slot.flags]!;
+    let mountPoint: string | null = null;
+    let fsType: string | null = null;
+    if (flags & Flag.hasNames) {
+      names ??= binding.names();
+      if (names) [mountPoint, fsType] = names;
+    } else if (flags & Flag.hasDevice) {
+      const mount = context.mountOf(deviceKey(f64[Slot.deviceMajor]!, f64[Slot.deviceMinor]!), path);
+      if (mount) {
+        mountPoint = mount.mountPoint;
+        fsType = mount.fsType;
+      }
+    }
+    const hasInodes = (flags & Flag.hasInodes) !== 0;
+    if (bigint) {
+      const total = u64[Slot.total]!, free = u64[Slot.free]!, available = u64[Slot.avail]!;
+      const used = total - free;
+      let inodes = null;
+      if (hasInodes) {
+        const files = u64[Slot.files]!, filesFree = u64[Slot.filesFree]!;
+        inodes = makeInodes(files, filesFree, u64[Slot.filesAvail]!, files - filesFree, usedPercentBig(files - filesFree, filesFree));
+      }
+      return makeUsage(path, mountPoint, fsType, total, free, available, used, usedPercentBig(used, available), u64[Slot.blockSize]!, inodes, 'native');
+    }
+    const total = f64[Slot.total]!, free = f64[Slot.free]!, available = f64[Slot.avail]!;
+    // Above 2^53 the doubles are rounded: take the difference and the
+    // percentage from the exact 64-bit slots instead.
+    const exact = total <= SAFE;
+    const used = exact ? total - free : Number(u64[Slot.total]! - u64[Slot.free]!);
+    const percent = exact ? usedPercent(used, available) : usedPercentBig(u64[Slot.total]! - u64[Slot.free]!, u64[Slot.avail]!);
+    let inodes = null;
+    if (hasInodes) {
+      const files = f64[Slot.files]!, filesFree = f64[Slot.filesFree]!;
+      inodes = makeInodes(files, filesFree, f64[Slot.filesAvail]!, files - filesFree, usedPercent(files - filesFree, filesFree));
+    }
+    return makeUsage(path, mountPoint, fsType, total, free, available, used, percent, f64[Slot.blockSize]!, inodes, 'native');
+  }
+
+  const failure = (status: number, path: string): Error => errnoError(status, SYSCALLS[f64[Slot.syscall]!] ?? 'statvfs', path);
+
+  function markStuck(id: number, target: ProbeTarget, started: number, timeout: number): void {
+    guard.markStuck(
+      { mountPoint: target.mountPoint, path: target.path, since: started, token: id, settled: () => !binding.pending(id) },
+      timeout,
+    );
+  }
+
+  function settle(id: number, waiter: Waiter): void {
+    waiting.delete(id);
+    if (waiting.size === 0) binding.unref();
+    if (waiter.timer) clearTimeout(waiter.timer);
+    if (waiter.onAbort) waiter.signal!.removeEventListener('abort', waiter.onAbort);
+  }
+
+  /** Gives up on a probe still in the kernel: its answer will be ignored. */
+  function abandon(id: number, error: Error): void {
+    const waiter = waiting.get(id);
+    if (!waiter) return;
+    settle(id, waiter);
+    binding.abandon(id);
+    waiter.reject(error);
+  }
+
+  binding.setCallback((id, status, names) => {
+    const waiter = waiting.get(id);
+    if (waiter === undefined) {
+      guard.settle(id);  // an abandoned call returned: its mount answers again
+      return;
+    }
+    settle(id, waiter);
+    if (status === 0) waiter.resolve(readSlots(waiter.target.path, waiter.bigint, names));
+    else waiter.reject(failure(status, waiter.target.path));
+  });
+
+  return {
+    name: 'native',
+
+    sync(target, bigint) {
+      const status = binding.statSync(target.osPath);
+      if (status !== 0) throw failure(status, target.path);
+      return readSlots(target.path, bigint, undefined);
+    },
+
+    syncWithTimeout(target, bigint, timeout) {
+      const id = nextId();
+      const started = performance.now();
+      const status = binding.statSyncTimeout(target.osPath, lanes.of(target.mountPoint), id, timeout);
+      if (status === TIMED_OUT) {
+        markStuck(id, target, started, timeout);
+        throw timeoutError(target.path, target.mountPoint, timeout);
+      }
+      if (status !== 0) throw failure(status, target.path);
+      return readSlots(target.path, bigint, undefined);
+    },
+
+    async(target, bigint, timeout, signal) {
+      return new Promise((resolve, reject) => {
+        const id = nextId();
+        const waiter: Waiter = { target, bigint, resolve, reject, started: performance.now(), timer: undefined, signal, onAbort: undefined };
+        binding.statAsync(target.osPath, lanes.of(target.mountPoint), id);
+        if (waiting.size === 0) binding.ref();
+        waiting.set(id, waiter);
+        if (timeout !== Infinity) {
+          waiter.timer = setTimeout(() => {
+            markStuck(id, target, waiter.started, timeout);
+            abandon(id, timeoutError(target.path, target.mountPoint, timeout));
+          }, timeout);
+        }
+        if (signal) {
+          waiter.onAbort = () => abandon(id, abortError(signal));
+          signal.addEventListener('abort', waiter.onAbort, { once: true });
+        }
+      });
+    },
+  };
+}

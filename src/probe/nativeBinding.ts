@@ -1,0 +1,71 @@
+// Loads the addon: a prebuilt binary from prebuilds/, or one built from
+// native/ into build/. node-gyp-build finds either at run time, so it works
+// when install scripts were skipped.
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+/** The addon's exports (native/addon.cc). */
+export interface NativeBinding {
+  /** Result slots: BigUint64Array view at 0, Float64Array view after slotCount × 8 bytes. */
+  readonly slots: ArrayBuffer;
+  readonly slotCount: number;
+  /** Probes on this thread. Returns 0, or a POSIX errno (syscall in the slots). */
+  statSync(path: string): number;
+  /** Probes on the addon's thread for `lane`, waiting at most `timeoutMs`. Returns 0, an errno, or -1 when it timed out. */
+  statSyncTimeout(path: string, lane: number, id: number, timeoutMs: number): number;
+  /** Queues a probe; the answer comes to the callback. */
+  statAsync(path: string, lane: number, id: number): void;
+  abandon(id: number): void;
+  /** Whether job `id` is still queued or running. */
+  pending(id: number): boolean;
+  /** [mountPoint, fsType] of the last synchronous probe where the OS names them (macOS, Windows). */
+  names(): [string, string] | undefined;
+  setCallback(callback: (id: number, status: number, names: [string, string] | undefined) => void): void;
+  /** Keep the event loop alive while answers are awaited; unref when none are. */
+  ref(): void;
+  unref(): void;
+  mountTableChanged(): boolean;
+  listMounts(): Array<{ mountPoint: string; device: string; fsType: string; readOnly: boolean; remote: boolean }> | null;
+}
+
+/** Slot indexes, as native/addon.cc writes them. */
+export const Slot = {
+  blockSize: 0,
+  total: 1,
+  free: 2,
+  avail: 3,
+  files: 4,
+  filesFree: 5,
+  filesAvail: 6,
+  deviceMajor: 7,
+  deviceMinor: 8,
+  flags: 9,
+  syscall: 10,
+} as const;
+
+export const Flag = { hasInodes: 1, hasDevice: 2, hasNames: 4 } as const;
+
+/** Syscall names by the index the addon reports (native/disk_usage.h). */
+export const SYSCALLS = [
+  'statvfs',
+  'statvfs',
+  'stat',
+  'statfs',
+  'GetDiskFreeSpaceExW',
+  'GetFileAttributesW',
+  'GetVolumePathNameW',
+  'MultiByteToWideChar',
+] as const;
+
+const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Loads the addon, or returns the reason it cannot be loaded. */
+export function loadNativeBinding(): NativeBinding | Error {
+  try {
+    const require = createRequire(import.meta.url);
+    const load = require('node-gyp-build') as (dir: string) => NativeBinding;
+    return load(packageRoot);
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}

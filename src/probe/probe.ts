@@ -1,0 +1,163 @@
+// The public probe: picks the backend, validates input, and applies the
+// dead-mount guard before any backend is asked.
+import { realpathSync } from 'node:fs';
+import { isAbsolute, parse, resolve, toNamespacedPath } from 'node:path';
+
+import type { AnyUsage, ProbeBackend, ProbeContext, ProbeTarget } from './backend.js';
+import { DeadMountGuard, type MountEvent } from './deadMountGuard.js';
+import { abortError, codeError, timeoutError, validatePath, validateSignal, validateTimeout } from './errors.js';
+import { readMountTable } from './mountSources.js';
+import { type MountEntry, MountTableCache } from './mountTable.js';
+import { loadNativeBinding, type NativeBinding } from './nativeBinding.js';
+import { createNativeBackend } from './nativeBackend.js';
+import { createStatfsBackend } from './statfsBackend.js';
+import type { Backend, DiskUsage, DiskUsageOptions, DiskUsageSyncOptions, ListMountsOptions, Mount } from './types.js';
+
+const DEFAULT_TIMEOUT_MS = 5000;
+
+function loadBinding(): NativeBinding | undefined {
+  const forced = process.env.DISKPROBE_BACKEND;
+  if (forced !== undefined && forced !== '' && forced !== 'native' && forced !== 'statfs') {
+    throw codeError(Error, 'ERR_INVALID_ARG_VALUE', `DISKPROBE_BACKEND must be "native" or "statfs", not ${JSON.stringify(forced)}`);
+  }
+  if (forced === 'statfs') return undefined;
+  const loaded = loadNativeBinding();
+  if (!(loaded instanceof Error)) return loaded;
+  if (forced === 'native') {
+    throw codeError(
+      Error,
+      'ERR_DLOPEN_FAILED',
+      `DISKPROBE_BACKEND=native, but diskprobe's native addon could not be loaded: ${loaded.message}\n` +
+        'Reinstall diskprobe (npm rebuild diskprobe builds it from source), or unset DISKPROBE_BACKEND to use the fs.statfs fallback.',
+    );
+  }
+  return undefined;  // silently fall back
+}
+
+const binding = loadBinding();
+const guard = new DeadMountGuard();
+const tables = new MountTableCache(
+  () => readMountTable(binding),
+  binding && process.platform === 'linux' ? () => binding.mountTableChanged() : undefined,
+);
+
+const context: ProbeContext = {
+  guard,
+  mountOf(key: number, path: string): MountEntry | undefined {
+    const table = tables.current();
+    const held = table.containing(key, path);
+    if (held) return held;
+    // No mount has that device (btrfs subvolumes, another namespace's view):
+    // go by the real path's name instead.
+    try {
+      return table.lexical(realpathSync.native(path));
+    } catch {
+      return table.lexical(path);
+    }
+  },
+};
+
+const impl: ProbeBackend = binding ? createNativeBackend(binding, context) : createStatfsBackend(context);
+
+/** Which backend answers in this process: the native addon, or the fs.statfs fallback. */
+export const backend: Backend = impl.name;
+
+/** Subscribes to mounts going stuck and answering again; returns the unsubscribe function. */
+export function onMountEvent(listener: (event: MountEvent) => void): () => void {
+  return guard.on(listener);
+}
+
+/** Mount points whose last probe timed out and has not returned. */
+export function stuckMounts(): string[] {
+  return guard.stuckMounts();
+}
+
+// An absolute path with no "." or ".." segments, no doubled or trailing
+// slash: resolve() would return it unchanged, so skip it on the hot path.
+const NORMAL_POSIX = /^\/(?:[^/]+(?:\/(?!\.\.?(?:\/|$))[^/]+)*)?$/;
+
+function targetOf(path: string, withMount: boolean): ProbeTarget {
+  const windows = process.platform === 'win32';
+  const absolute = !windows && NORMAL_POSIX.test(path) && !path.startsWith('/./') && !path.startsWith('/../') ? path : resolve(path);
+  const osPath = windows ? toNamespacedPath(absolute) : path;
+  if (!withMount) return { osPath, path: absolute, mountPoint: '' };
+  const mount = tables.current().lexical(absolute);
+  return { osPath, path: absolute, mountPoint: mount?.mountPoint ?? parse(absolute).root };
+}
+
+function failFast(target: ProbeTarget, timeout: number): void {
+  const stuck = guard.blocking(target.mountPoint);
+  if (stuck) throw timeoutError(target.path, target.mountPoint, timeout, performance.now() - stuck.since);
+}
+
+/**
+ * The usage of the file system that holds `path`, without blocking: the probe
+ * runs on the addon's threads (or a helper process), never on libuv's pool.
+ * Rejects with ETIMEDOUT after `timeout` ms (default 5000), and at once while
+ * an earlier probe of the same mount is still stuck.
+ */
+export function diskUsage(path: string, options: DiskUsageOptions & { bigint: true }): Promise<DiskUsage<bigint>>;
+export function diskUsage(path: string, options?: DiskUsageOptions & { bigint?: false }): Promise<DiskUsage<number>>;
+export function diskUsage(path: string, options?: DiskUsageOptions): Promise<DiskUsage<number> | DiskUsage<bigint>>;
+export function diskUsage(path: string, options: DiskUsageOptions = {}): Promise<AnyUsage> {
+  try {
+    validatePath(path);
+    validateSignal(options.signal);
+    const timeout = validateTimeout(options.timeout) ?? DEFAULT_TIMEOUT_MS;
+    if (options.signal?.aborted) return Promise.reject(abortError(options.signal));
+    const target = targetOf(path, true);
+    failFast(target, timeout);
+    return impl.async(target, options.bigint === true, timeout, options.signal);
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+}
+
+/**
+ * The usage of the file system that holds `path`, synchronously. With a
+ * `timeout`, the probe runs elsewhere and this returns or throws ETIMEDOUT
+ * within it; without one, the call is direct (fastest) and fails fast only
+ * on a mount already known to be stuck.
+ */
+export function diskUsageSync(path: string, options: DiskUsageSyncOptions & { bigint: true }): DiskUsage<bigint>;
+export function diskUsageSync(path: string, options?: DiskUsageSyncOptions & { bigint?: false }): DiskUsage<number>;
+export function diskUsageSync(path: string, options?: DiskUsageSyncOptions): DiskUsage<number> | DiskUsage<bigint>;
+export function diskUsageSync(path: string, options?: DiskUsageSyncOptions): AnyUsage {
+  validatePath(path);
+  const bigint = options?.bigint === true;
+  const timeout = options === undefined ? undefined : validateTimeout(options.timeout);
+  const bounded = timeout !== undefined && timeout !== Infinity;
+  const target = targetOf(path, bounded || guard.size > 0);
+  if (guard.size > 0) failFast(target, timeout ?? DEFAULT_TIMEOUT_MS);
+  return bounded ? impl.syncWithTimeout(target, bigint, timeout) : impl.sync(target, bigint);
+}
+
+function publicMount(entry: MountEntry): Mount {
+  return { mountPoint: entry.mountPoint, device: entry.device, fsType: entry.fsType, readOnly: entry.readOnly, pseudo: entry.pseudo };
+}
+
+/**
+ * The mounted file systems. By default the set `df` shows: no pseudo file
+ * systems, one mount per device, none of size 0 (each is probed, in parallel,
+ * within `timeout`; one that does not answer is listed all the same).
+ * With `all`, every mount in the table, as `df -a` lists them.
+ */
+export async function listMounts(options: ListMountsOptions = {}): Promise<Mount[]> {
+  validateSignal(options.signal);
+  const timeout = validateTimeout(options.timeout) ?? DEFAULT_TIMEOUT_MS;
+  const table = tables.current();
+  if (options.all === true) return table.entries.map(publicMount);
+  const candidates = table.dfCandidates();
+  const empty = await Promise.all(
+    candidates.map((mount) =>
+      diskUsage(mount.mountPoint, { timeout, ...(options.signal && { signal: options.signal }) }).then(
+        (usage) => usage.total === 0,
+        (error: Error) => {
+          if (error.name === 'AbortError') throw error;
+          return false;  // unreadable or not answering: df lists those too, with an error
+        },
+      ),
+    ),
+  );
+  return candidates.filter((_, index) => !empty[index]).map(publicMount);
+}

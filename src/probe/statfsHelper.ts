@@ -1,0 +1,41 @@
+// The fallback backend's worker process: runs fs.statfsSync and fs.statSync
+// for the parent, so that a dead mount blocks this process instead of the
+// parent's event loop or a libuv pool thread (which Node would wait for at
+// exit). Requests on stdin, one per line: `<id>\t<JSON path>`. Answers on
+// stdout, one JSON array per line: [id, 0, bsize, blocks, bfree, bavail,
+// files, ffree, dev] or [id, code, syscall]. Counts are decimal strings.
+//
+// `node statfsHelper.js --once <path>` answers for one path and exits.
+import { statfsSync, statSync } from 'node:fs';
+
+function answer(id: number, path: string): string {
+  try {
+    const fs = statfsSync(path, { bigint: true });
+    const st = statSync(path, { bigint: true });
+    const counts = [fs.bsize, fs.blocks, fs.bfree, fs.bavail, fs.files, fs.ffree, st.dev].map(String);
+    return JSON.stringify([id, 0, ...counts]) + '\n';
+  } catch (error) {
+    const { code = 'EIO', syscall = 'statfs' } = error as NodeJS.ErrnoException;
+    return JSON.stringify([id, code, syscall]) + '\n';
+  }
+}
+
+if (process.argv[2] === '--once') {
+  process.stdout.write(answer(0, process.argv[3] ?? ''));
+} else {
+  let pending = '';
+  process.stdin.setEncoding('utf8');
+  process.stdin.on('data', (chunk: string) => {
+    pending += chunk;
+    let newline: number;
+    while ((newline = pending.indexOf('\n')) >= 0) {
+      const line = pending.slice(0, newline);
+      pending = pending.slice(newline + 1);
+      const tab = line.indexOf('\t');
+      process.stdout.write(answer(Number(line.slice(0, tab)), JSON.parse(line.slice(tab + 1)) as string));
+    }
+  });
+  // The parent is gone, or retired this helper: nothing left to answer.
+  process.stdin.on('end', () => process.exit(0));
+  process.stdout.on('error', () => process.exit(0));
+}
