@@ -5,22 +5,18 @@
 // reports free = available. The README's platform table says so.
 //
 // The same never-hang guarantees as the native backend, without native
-// threads: asynchronous probes run in a helper process (statfsHelper.ts),
+// threads: asynchronous probes run in helper processes (statfsHelperPool.ts),
 // never in libuv's pool, because a stuck pool thread starves every other fs
-// call and keeps the process from exiting. A helper stuck on a dead mount is
-// retired and a fresh one serves everything else.
-import { type ChildProcessByStdio, spawn, spawnSync } from 'node:child_process';
+// call and keeps the process from exiting.
+import { spawnSync } from 'node:child_process';
 import { readFileSync, statfsSync, statSync } from 'node:fs';
-import type { Readable, Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 
 import type { AnyUsage, ProbeBackend, ProbeContext, ProbeTarget } from './backend.js';
 import { abortError, codeNameError, timeoutError } from './errors.js';
 import { deviceKey } from './mountTable.js';
 import { usedPercentBig } from './percent.js';
+import { helperPath, HelperPool } from './statfsHelperPool.js';
 import { makeInodes, makeUsage } from './usage.js';
-
-const helperPath = fileURLToPath(new URL('./statfsHelper.js', import.meta.url));
 
 /** bsize, blocks, bfree, bavail, files, ffree, dev: what statfs and stat tell. */
 type Counts = readonly [bigint, bigint, bigint, bigint, bigint, bigint, bigint];
@@ -78,104 +74,27 @@ interface Job {
   readonly resolve: (usage: AnyUsage) => void;
   readonly reject: (error: Error) => void;
   readonly started: number;
-  helper: Helper | undefined;
   timer: NodeJS.Timeout | undefined;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
 }
 
-/** One helper process and the requests it has not answered yet. */
-class Helper {
-  readonly outstanding = new Set<number>();
-  private readonly child: ChildProcessByStdio<Writable, Readable, null>;
-  private buffered = '';
-
-  constructor(onAnswer: (helper: Helper, fields: unknown[]) => void, onExit: (helper: Helper) => void) {
-    this.child = spawn(process.execPath, [helperPath], { stdio: ['pipe', 'pipe', 'inherit'], windowsHide: true });
-    this.child.stdout.setEncoding('utf8');
-    this.child.stdout.on('data', (chunk: string) => {
-      this.buffered += chunk;
-      let newline: number;
-      while ((newline = this.buffered.indexOf('\n')) >= 0) {
-        const line = this.buffered.slice(0, newline);
-        this.buffered = this.buffered.slice(newline + 1);
-        onAnswer(this, JSON.parse(line) as unknown[]);
-      }
-    });
-    this.child.on('exit', () => onExit(this));
-    this.child.on('error', () => onExit(this));
-    this.child.stdin.on('error', () => {});  // it exited; 'exit' handles that
-    this.idle();
-  }
-
-  send(id: number, osPath: string): void {
-    if (this.outstanding.size === 0) this.busy();
-    this.outstanding.add(id);
-    this.child.stdin.write(`${id}\t${JSON.stringify(osPath)}\n`);
-  }
-
-  answered(id: number): boolean {
-    const had = this.outstanding.delete(id);
-    if (had && this.outstanding.size === 0) this.idle();
-    return had;
-  }
-
-  /** Stops sending it work; it exits once its stuck call returns and it reads EOF. */
-  retire(): void {
-    this.child.stdin.end();
-    this.idle();
-  }
-
-  // The helper keeps the event loop alive only while it owes answers.
-  private busy(): void {
-    this.child.ref();
-    (this.child.stdout as unknown as { ref(): void }).ref();
-  }
-
-  private idle(): void {
-    this.child.unref();
-    (this.child.stdout as unknown as { unref(): void }).unref();
-    (this.child.stdin as unknown as { unref(): void }).unref();
-  }
-}
-
 export function createStatfsBackend(context: ProbeContext): ProbeBackend {
   const { guard } = context;
   const jobs = new Map<number, Job>();
-  let helper: Helper | undefined;
+  const pool = new HelperPool(onAnswer);
   let lastId = 0;
 
-  function onAnswer(from: Helper, fields: unknown[]): void {
-    const id = Number(fields[0]);
-    if (!from.answered(id)) return;
+  function onAnswer(id: number, fields: unknown[] | undefined): void {
     const job = jobs.get(id);
     if (job === undefined) {
       guard.settle(id);  // an abandoned probe returned: its mount answers again
       return;
     }
     finish(job);
-    const counts = parseAnswer(fields, job.target.path);
+    const counts = fields ? parseAnswer(fields, job.target.path) : codeNameError('EIO', 'statfs', job.target.path);
     if (counts instanceof Error) job.reject(counts);
     else job.resolve(toUsage(counts, job.target.path, job.bigint, context));
-  }
-
-  function onExit(gone: Helper): void {
-    if (helper === gone) helper = undefined;
-    for (const id of gone.outstanding) {
-      guard.settle(id);
-      const job = jobs.get(id);
-      if (job) {
-        finish(job);
-        job.reject(codeNameError('EIO', 'statfs', job.target.path));
-      }
-    }
-    gone.outstanding.clear();
-  }
-
-  function dispatch(job: Job): void {
-    helper ??= new Helper(onAnswer, onExit);
-    job.helper = helper;
-    helper.send(job.id, job.target.osPath);
   }
 
   function finish(job: Job): void {
@@ -184,29 +103,12 @@ export function createStatfsBackend(context: ProbeContext): ProbeBackend {
     if (job.onAbort) job.signal!.removeEventListener('abort', job.onAbort);
   }
 
-  /** The probe timed out: mark its mount, retire its helper, move the rest of its work to a fresh one. */
   function expire(job: Job, timeout: number): void {
     finish(job);
-    guard.markStuck(
-      { mountPoint: job.target.mountPoint, path: job.target.path, since: job.started, token: job.id, settled: () => !job.helper?.outstanding.has(job.id) },
-      timeout,
-    );
-    job.reject(timeoutError(job.target.path, job.target.mountPoint, timeout));
-    const stuck = job.helper;
-    if (stuck === undefined || !stuck.outstanding.has(job.id)) return;
-    if (helper === stuck) helper = undefined;
-    stuck.retire();
-    for (const id of stuck.outstanding) {
-      const other = jobs.get(id);
-      if (other === undefined) continue;
-      stuck.answered(id);
-      if (other.target.mountPoint === job.target.mountPoint) {
-        finish(other);
-        other.reject(timeoutError(other.target.path, other.target.mountPoint, timeout, performance.now() - job.started));
-      } else {
-        dispatch(other);
-      }
-    }
+    const { mountPoint, path } = job.target;
+    guard.markStuck({ mountPoint, path, since: job.started, token: job.id, settled: () => !pool.outstanding(job.id) }, timeout);
+    pool.timedOut(job.id, mountPoint);
+    job.reject(timeoutError(path, mountPoint, timeout));
   }
 
   return {
@@ -236,9 +138,9 @@ export function createStatfsBackend(context: ProbeContext): ProbeBackend {
             timeout,
             killSignal: 'SIGKILL',
             encoding: 'utf8',
-            stdio: ['ignore', 'pipe', 'inherit'],
+            stdio: ['ignore', 'pipe', 'ignore'],
           })
-        : spawnSync(process.execPath, [helperPath, '--once', target.osPath], { timeout, encoding: 'utf8', windowsHide: true });
+        : spawnSync(process.execPath, [helperPath, '--once', target.osPath], { timeout, encoding: 'utf8', windowsHide: true, stdio: ['ignore', 'pipe', 'ignore'] });
       const lines = (result.stdout ?? '').split('\n');
       const answer = posix ? lines[1] : lines[0];
       if (answer) {
@@ -264,10 +166,10 @@ export function createStatfsBackend(context: ProbeContext): ProbeBackend {
           id: (lastId = lastId >= 0xfffffff0 ? 1 : lastId + 1),
           target, bigint, resolve, reject,
           started: performance.now(),
-          helper: undefined, timer: undefined, signal, onAbort: undefined,
+          timer: undefined, signal, onAbort: undefined,
         };
         jobs.set(job.id, job);
-        dispatch(job);
+        pool.send({ id: job.id, osPath: target.osPath, mountPoint: target.mountPoint });
         if (timeout !== Infinity) job.timer = setTimeout(() => expire(job, timeout), timeout);
         if (signal) {
           job.onAbort = () => {

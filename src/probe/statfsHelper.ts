@@ -20,6 +20,9 @@ function answer(id: number, path: string): string {
   }
 }
 
+// The reader may be gone (it timed out): exit quietly instead of crashing on EPIPE.
+process.stdout.on('error', () => process.exit(0));
+
 if (process.argv[2] === '--once') {
   process.stdout.write(answer(0, process.argv[3] ?? ''));
 } else {
@@ -37,5 +40,4 @@ if (process.argv[2] === '--once') {
   });
   // The parent is gone, or retired this helper: nothing left to answer.
   process.stdin.on('end', () => process.exit(0));
-  process.stdout.on('error', () => process.exit(0));
 }

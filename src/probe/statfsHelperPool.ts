@@ -1,0 +1,150 @@
+// Helper processes for the fallback backend (see statfsHelper.ts).
+//
+// One helper serves every mount while calls return promptly. A helper whose
+// oldest request has waited `suspectAfterMs` is presumed stuck on that
+// request's mount: it keeps only that mount's requests (so a dead mount holds
+// one process, not one per probe), its other requests move to a fresh helper
+// at once, and it exits by itself once its call returns.
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+
+export const helperPath = fileURLToPath(new URL('./statfsHelper.js', import.meta.url));
+
+export interface PoolRequest {
+  readonly id: number;
+  readonly osPath: string;
+  readonly mountPoint: string;
+}
+
+/** Receives a helper's answer fields, or undefined when the helper died owing it. */
+export type AnswerHandler = (id: number, fields: unknown[] | undefined) => void;
+
+class Helper {
+  /** Requests sent and not answered, oldest first, with when they were sent. */
+  readonly outstanding = new Map<number, { request: PoolRequest; sentAt: number }>();
+  stuckOn: string | undefined;
+  private readonly child: ChildProcessByStdio<Writable, Readable, null>;
+  private buffered = '';
+  private watch: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly pool: HelperPool,
+    onLine: (helper: Helper, fields: unknown[]) => void,
+    onExit: (helper: Helper) => void,
+  ) {
+    this.child = spawn(process.execPath, [helperPath], { stdio: ['pipe', 'pipe', 'inherit'], windowsHide: true });
+    this.child.stdout.setEncoding('utf8');
+    this.child.stdout.on('data', (chunk: string) => {
+      this.buffered += chunk;
+      let newline: number;
+      while ((newline = this.buffered.indexOf('\n')) >= 0) {
+        const line = this.buffered.slice(0, newline);
+        this.buffered = this.buffered.slice(newline + 1);
+        onLine(this, JSON.parse(line) as unknown[]);
+      }
+    });
+    this.child.once('exit', () => onExit(this));
+    this.child.once('error', () => onExit(this));
+    this.child.stdin.on('error', () => {});  // it exited: 'exit' reports that
+    this.setRef(false);
+  }
+
+  send(request: PoolRequest): void {
+    if (this.outstanding.size === 0 && this.stuckOn === undefined) this.setRef(true);
+    this.outstanding.set(request.id, { request, sentAt: performance.now() });
+    this.child.stdin.write(`${request.id}\t${JSON.stringify(request.osPath)}\n`);
+    this.watch ??= setTimeout(() => this.check(), this.pool.suspectAfterMs).unref();
+  }
+
+  answered(id: number): boolean {
+    const had = this.outstanding.delete(id);
+    if (had && this.outstanding.size === 0) {
+      this.setRef(false);
+      clearTimeout(this.watch);
+      this.watch = undefined;
+    }
+    return had;
+  }
+
+  /** Takes no more work; exits once its calls return and it reads EOF. */
+  retire(mountPoint: string): void {
+    this.stuckOn = mountPoint;
+    this.child.stdin.end();
+    // Its callers' own timers keep the loop alive while they wait; a process
+    // stuck in the kernel must not keep it alive after they gave up.
+    this.setRef(false);
+  }
+
+  private check(): void {
+    this.watch = undefined;
+    const oldest = this.outstanding.values().next().value;
+    if (oldest === undefined || this.stuckOn !== undefined) return;
+    const waited = performance.now() - oldest.sentAt;
+    if (waited >= this.pool.suspectAfterMs) this.pool.suspect(this, oldest.request.mountPoint);
+    else this.watch = setTimeout(() => this.check(), this.pool.suspectAfterMs - waited).unref();
+  }
+
+  // A helper keeps the event loop alive only while it owes answers.
+  private setRef(on: boolean): void {
+    for (const handle of [this.child, this.child.stdout, this.child.stdin] as unknown as Array<{ ref(): void; unref(): void }>) {
+      if (on) handle.ref();
+      else handle.unref();
+    }
+  }
+}
+
+export class HelperPool {
+  private current: Helper | undefined;
+  private readonly suspects = new Set<Helper>();
+
+  constructor(
+    private readonly onAnswer: AnswerHandler,
+    readonly suspectAfterMs = 50,
+  ) {}
+
+  send(request: PoolRequest): void {
+    for (const helper of this.suspects) {
+      if (helper.stuckOn === request.mountPoint) return helper.send(request);  // queue behind its stuck call
+    }
+    this.current ??= new Helper(this, (helper, fields) => this.onLine(helper, fields), (helper) => this.onExit(helper));
+    this.current.send(request);
+  }
+
+  /** Whether request `id` still waits for an answer. */
+  outstanding(id: number): boolean {
+    if (this.current?.outstanding.has(id)) return true;
+    for (const helper of this.suspects) if (helper.outstanding.has(id)) return true;
+    return false;
+  }
+
+  /** Request `id` timed out: its helper is stuck, whatever its watch says. */
+  timedOut(id: number, mountPoint: string): void {
+    if (this.current?.outstanding.has(id)) this.suspect(this.current, mountPoint);
+  }
+
+  /** Retires `helper` as stuck on `mountPoint` and moves its other requests to a fresh helper. */
+  suspect(helper: Helper, mountPoint: string): void {
+    if (this.current === helper) this.current = undefined;
+    this.suspects.add(helper);
+    helper.retire(mountPoint);
+    for (const [id, { request }] of [...helper.outstanding]) {
+      if (request.mountPoint === mountPoint) continue;
+      helper.answered(id);
+      this.send(request);
+    }
+  }
+
+  private onLine(helper: Helper, fields: unknown[]): void {
+    const id = Number(fields[0]);
+    if (helper.answered(id)) this.onAnswer(id, fields);
+  }
+
+  private onExit(helper: Helper): void {
+    if (this.current === helper) this.current = undefined;
+    this.suspects.delete(helper);
+    const owed = [...helper.outstanding.keys()];
+    helper.outstanding.clear();
+    for (const id of owed) this.onAnswer(id, undefined);
+  }
+}
