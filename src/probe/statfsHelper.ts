@@ -26,6 +26,8 @@ process.stdout.on('error', () => process.exit(0));
 if (process.argv[2] === '--once') {
   process.stdout.write(answer(0, process.argv[3] ?? ''));
 } else {
+  // Started: the parent times calls from here, not from the spawn.
+  process.stdout.write('[-1]\n');
   let pending = '';
   process.stdin.setEncoding('utf8');
   process.stdin.on('data', (chunk: string) => {

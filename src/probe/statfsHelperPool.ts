@@ -22,8 +22,10 @@ export type AnswerHandler = (id: number, fields: unknown[] | undefined) => void;
 
 class Helper {
   /** Requests sent and not answered, oldest first, with when they were sent. */
-  readonly outstanding = new Map<number, { request: PoolRequest; sentAt: number }>();
+  readonly outstanding = new Map<number, { readonly request: PoolRequest; sentAt: number }>();
   stuckOn: string | undefined;
+  /** Set once the helper has started: its start-up time is not a stuck call. */
+  private ready = false;
   private readonly child: ChildProcessByStdio<Writable, Readable, null>;
   private buffered = '';
   private watch: NodeJS.Timeout | undefined;
@@ -41,7 +43,9 @@ class Helper {
       while ((newline = this.buffered.indexOf('\n')) >= 0) {
         const line = this.buffered.slice(0, newline);
         this.buffered = this.buffered.slice(newline + 1);
-        onLine(this, JSON.parse(line) as unknown[]);
+        const fields = JSON.parse(line) as unknown[];
+        if (fields[0] === -1) this.started();
+        else onLine(this, fields);
       }
     });
     this.child.once('exit', () => onExit(this));
@@ -54,7 +58,7 @@ class Helper {
     if (this.outstanding.size === 0 && this.stuckOn === undefined) this.setRef(true);
     this.outstanding.set(request.id, { request, sentAt: performance.now() });
     this.child.stdin.write(`${request.id}\t${JSON.stringify(request.osPath)}\n`);
-    this.watch ??= setTimeout(() => this.check(), this.pool.suspectAfterMs).unref();
+    this.arm();
   }
 
   answered(id: number): boolean {
@@ -63,17 +67,28 @@ class Helper {
       this.setRef(false);
       clearTimeout(this.watch);
       this.watch = undefined;
+      if (this.stuckOn !== undefined) this.child.stdin.end();  // its stuck call returned: let it go
     }
     return had;
   }
 
-  /** Takes no more work; exits once its calls return and it reads EOF. */
+  /** Takes no work but its mount's; exits once its calls have returned. */
   retire(mountPoint: string): void {
     this.stuckOn = mountPoint;
-    this.child.stdin.end();
     // Its callers' own timers keep the loop alive while they wait; a process
     // stuck in the kernel must not keep it alive after they gave up.
     this.setRef(false);
+  }
+
+  private started(): void {
+    this.ready = true;
+    const now = performance.now();
+    for (const entry of this.outstanding.values()) entry.sentAt = now;
+    this.arm();
+  }
+
+  private arm(): void {
+    if (this.ready && this.outstanding.size > 0) this.watch ??= setTimeout(() => this.check(), this.pool.suspectAfterMs).unref();
   }
 
   private check(): void {

@@ -1,0 +1,168 @@
+// Real mounts for tests: tmpfs, loop-mounted ext4, and the shared FUSE
+// fixture. Everything here needs root; `rootSkipReason` says why a test
+// cannot run, and callers skip with that reason printed.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
+const fixtureSource = resolve(projectRoot, '../shared/fixtures/fusefix.c');
+const fixtureBinary = join(projectRoot, 'test/.fixtures/fusefix');
+
+export const isRoot = process.getuid?.() === 0;
+
+function has(command: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
+}
+
+/** Why root-only mount tests cannot run here, or undefined when they can. */
+export const rootSkipReason: string | undefined = !isRoot
+  ? 'needs root to mount tmpfs and loop images'
+  : !has('mount')
+    ? 'mount(8) is missing'
+    : undefined;
+
+/** Why FUSE fixture tests cannot run here, or undefined when they can. */
+export const fuseSkipReason: string | undefined =
+  rootSkipReason ??
+  (!existsSync('/dev/fuse')
+    ? 'no /dev/fuse'
+    : !existsSync(fixtureSource)
+      ? `the FUSE fixture source is missing (${fixtureSource})`
+      : spawnSync('pkg-config', ['--exists', 'fuse3']).status !== 0
+        ? 'libfuse3-dev is not installed (apt-get install libfuse3-dev fuse3 pkg-config)'
+        : undefined);
+
+/** Prints why a suite is skipped, so a skip is never silent. */
+export function announceSkip(suite: string, reason: string | undefined): boolean {
+  if (reason) console.warn(`[skipped] ${suite}: ${reason}`);
+  return reason !== undefined;
+}
+
+export function run(command: string, args: string[]): string {
+  return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+export function tempDir(name = 'diskprobe-'): string {
+  return mkdtempSync(join(tmpdir(), name));
+}
+
+/** A mounted file system that `cleanup` unmounts and removes. */
+export interface TestMount {
+  readonly dir: string;
+  cleanup(): void;
+}
+
+function unmount(dir: string): void {
+  spawnSync('umount', ['-l', dir]);
+  rmSync(dir, { recursive: true, force: true });
+}
+
+export function mountTmpfs(options: string, dir = tempDir()): TestMount {
+  mkdirSync(dir, { recursive: true });
+  run('mount', ['-t', 'tmpfs', '-o', options, 'tmpfs', dir]);
+  return { dir, cleanup: () => unmount(dir) };
+}
+
+/** An ext4 image of `sizeMiB`, with `reservedPercent` of its blocks reserved for root, loop-mounted. */
+export function mountExt4(sizeMiB: number, reservedPercent: number): TestMount {
+  const work = tempDir();
+  const image = join(work, 'fs.img');
+  const dir = join(work, 'mnt');
+  mkdirSync(dir);
+  run('truncate', ['-s', `${sizeMiB}M`, image]);
+  run('mkfs.ext4', ['-q', '-F', '-m', String(reservedPercent), image]);
+  run('mount', ['-o', 'loop', image, dir]);
+  return {
+    dir,
+    cleanup: () => {
+      spawnSync('umount', ['-d', dir]);
+      rmSync(work, { recursive: true, force: true });
+    },
+  };
+}
+
+export function bindMount(source: string, target: string): TestMount {
+  mkdirSync(target, { recursive: true });
+  run('mount', ['--bind', source, target]);
+  return { dir: target, cleanup: () => unmount(target) };
+}
+
+function buildFixture(): string {
+  if (!existsSync(fixtureBinary)) {
+    mkdirSync(join(projectRoot, 'test/.fixtures'), { recursive: true });
+    const flags = run('pkg-config', ['fuse3', '--cflags', '--libs']).trim().split(/\s+/);
+    run('cc', ['-O2', '-Wall', fixtureSource, '-o', fixtureBinary, ...flags]);
+  }
+  return fixtureBinary;
+}
+
+/** A running fusefix daemon. `cleanup` SIGKILLs it by pid, which frees every call stuck on it. */
+export interface FuseMount extends TestMount {
+  readonly pid: number;
+}
+
+const liveDaemons = new Set<number>();
+// Whatever happens to the test, no daemon may outlive it: a thread stuck on
+// a `hang` mount cannot even be killed until its daemon is gone.
+process.on('exit', () => {
+  for (const pid of liveDaemons) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+});
+
+export async function mountFuse(mode: 'odd' | 'hang'): Promise<FuseMount> {
+  const binary = buildFixture();
+  const dir = tempDir(`diskprobe-${mode}-`);
+  const daemon = spawn(binary, [mode, dir], { stdio: 'ignore', detached: false });
+  const pid = daemon.pid!;
+  liveDaemons.add(pid);
+  // Wait for the kernel to list the mount (the daemon runs in the foreground).
+  const deadline = Date.now() + 5000;
+  while (!run('cat', ['/proc/self/mountinfo']).includes(` ${dir} `)) {
+    if (Date.now() > deadline) throw new Error(`fusefix ${mode} did not mount on ${dir}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return {
+    dir,
+    pid,
+    cleanup: () => {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      liveDaemons.delete(pid);
+      unmount(dir);
+    },
+  };
+}
+
+/** `stat -f` of a path: the kernel's own counts, for exact comparisons. */
+export function statFs(path: string): { frsize: bigint; blocks: bigint; bfree: bigint; bavail: bigint; files: bigint; ffree: bigint } {
+  const [frsize, blocks, bfree, bavail, files, ffree] = run('stat', ['-f', '-c', '%S %b %f %a %c %d', path]).trim().split(' ').map(BigInt);
+  return { frsize: frsize!, blocks: blocks!, bfree: bfree!, bavail: bavail!, files: files!, ffree: ffree! };
+}
+
+/** One `df` row for a path, in bytes: size, used, avail, and Use% as df prints it. */
+export function df(path: string): { size: bigint; used: bigint; avail: bigint; percent: string; target: string; itotal: string; iused: string; ifree: string; ipercent: string } {
+  const lines = run('df', ['-B1', '--output=size,used,avail,pcent,itotal,iused,iavail,ipcent,target', path]).trim().split('\n');
+  const [size, used, avail, percent, itotal, iused, ifree, ipercent, ...target] = lines[1]!.trim().split(/\s+/);
+  return {
+    size: BigInt(size!),
+    used: BigInt(used!),
+    avail: BigInt(avail!),
+    percent: percent!,
+    itotal: itotal!,
+    iused: iused!,
+    ifree: ifree!,
+    ipercent: ipercent!,
+    target: target.join(' '),
+  };
+}

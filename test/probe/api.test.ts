@@ -1,0 +1,165 @@
+// The public API's contract, run once per backend (see vitest.config.ts).
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { isRoot, projectRoot, tempDir } from '../helpers/system.js';
+import { backend, type DiskUsage, diskUsage, diskUsageSync } from '../lib.js';
+
+const expected = process.env.DISKPROBE_BACKEND as 'native' | 'statfs';
+
+function expectComplete(usage: DiskUsage<number> | DiskUsage<bigint>): void {
+  for (const [key, value] of Object.entries(usage)) expect(value, key).not.toBeUndefined();
+  if (usage.inodes) for (const [key, value] of Object.entries(usage.inodes)) expect(value, `inodes.${key}`).not.toBeUndefined();
+}
+
+describe(`diskprobe on the ${expected} backend`, () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = tempDir();
+    writeFileSync(join(dir, 'file'), 'x');
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('answers with the backend DISKPROBE_BACKEND asked for', async () => {
+    expect(backend).toBe(expected);
+    expect(diskUsageSync('/').backend).toBe(expected);
+    expect((await diskUsage('/')).backend).toBe(expected);
+  });
+
+  it('reports the root file system whole, with no undefined field', async () => {
+    for (const usage of [diskUsageSync('/'), await diskUsage('/'), diskUsageSync('/', { timeout: 5000 })]) {
+      expectComplete(usage);
+      expect(usage.path).toBe('/');
+      expect(usage.mountPoint).toBe('/');
+      expect(usage.fsType).toMatch(/\w/);
+      expect(usage.used).toBe(usage.total - usage.free);
+      expect(usage.free).toBeGreaterThanOrEqual(usage.available);
+      expect(usage.usedPercent).toBeGreaterThan(0);
+      expect(usage.usedPercent).toBeLessThanOrEqual(100);
+      expect(Number.isInteger(usage.total)).toBe(true);
+    }
+  });
+
+  it('matches fs.statfs counts on an ordinary file system (bsize = frsize there)', () => {
+    const node = statfsSync(dir, { bigint: true });
+    const ours = diskUsageSync(dir, { bigint: true });
+    expect(ours.total).toBe(node.blocks * node.bsize);
+    expect(ours.blockSize).toBe(node.bsize);
+    expect(ours.inodes?.total).toBe(node.files);
+  });
+
+  it('gives bigint counts with { bigint: true }, on every entry point', async () => {
+    const usages = [diskUsageSync(dir, { bigint: true }), await diskUsage(dir, { bigint: true }), diskUsageSync(dir, { bigint: true, timeout: 5000 })];
+    for (const usage of usages) {
+      expectComplete(usage);
+      expect(typeof usage.total).toBe('bigint');
+      expect(typeof usage.blockSize).toBe('bigint');
+      expect(typeof usage.usedPercent).toBe('number');
+      expect(usage.used).toBe(usage.total - usage.free);
+    }
+  });
+
+  it('works on a file as well as a directory', async () => {
+    const file = join(dir, 'file');
+    expect(diskUsageSync(file).mountPoint).toBe(diskUsageSync(dir).mountPoint);
+    expect((await diskUsage(file)).path).toBe(file);
+  });
+
+  it('resolves a relative path against the current directory, as fs does', async () => {
+    const rel = relative(process.cwd(), dir);
+    expect(diskUsageSync(rel).path).toBe(dir);
+    expect((await diskUsage(rel)).path).toBe(dir);
+    expect(diskUsageSync('.').path).toBe(process.cwd());
+  });
+
+  it('throws a TypeError for a path that is not a string', async () => {
+    for (const bad of [undefined, null, 42, {}, Buffer.from('/')]) {
+      expect(() => diskUsageSync(bad as never)).toThrow(TypeError);
+      await expect(diskUsage(bad as never)).rejects.toThrow(TypeError);
+    }
+    expect(() => diskUsageSync(42 as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARG_TYPE' }));
+  });
+
+  it('refuses a NUL byte with ERR_INVALID_ARG_VALUE, as fs does', async () => {
+    expect(() => diskUsageSync('/tmp\0/x')).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARG_VALUE', name: 'TypeError' }));
+    await expect(diskUsage('/\0')).rejects.toMatchObject({ code: 'ERR_INVALID_ARG_VALUE' });
+  });
+
+  it('rejects bad options clearly', async () => {
+    for (const timeout of [0, -1, NaN, '5' as never, 2 ** 31]) {
+      expect(() => diskUsageSync('/', { timeout })).toThrow(expect.objectContaining({ code: 'ERR_OUT_OF_RANGE' }));
+      await expect(diskUsage('/', { timeout })).rejects.toMatchObject({ code: 'ERR_OUT_OF_RANGE' });
+    }
+    await expect(diskUsage('/', { signal: {} as never })).rejects.toMatchObject({ code: 'ERR_INVALID_ARG_TYPE' });
+  });
+
+  it.each([
+    ['a missing path', 'missing', 'ENOENT'],
+    ['a path through a file', 'file/below', 'ENOTDIR'],
+  ])('names the path in an fs-style error for %s', async (_, name, code) => {
+    const path = join(dir, name);
+    const check = (error: unknown): void => {
+      expect(error).toMatchObject({ code, path, errno: expect.any(Number), syscall: expect.any(String) });
+      expect((error as Error).message).toContain(path);
+      expect((error as Error).message).toMatch(new RegExp(`^${code}: `));
+    };
+    let thrown: unknown;
+    try {
+      diskUsageSync(path);
+    } catch (error) {
+      thrown = error;
+    }
+    check(thrown);
+    check(await diskUsage(path).catch((error: unknown) => error));
+    try {
+      diskUsageSync(path, { timeout: 5000 });
+      thrown = undefined;
+    } catch (error) {
+      thrown = error;
+    }
+    check(thrown);
+  });
+
+  it('reports ENAMETOOLONG for a path longer than PATH_MAX', async () => {
+    const long = '/' + 'a/'.repeat(3000);
+    expect(() => diskUsageSync(long)).toThrow(expect.objectContaining({ code: 'ENAMETOOLONG' }));
+    await expect(diskUsage(long)).rejects.toMatchObject({ code: 'ENAMETOOLONG' });
+  });
+
+  it.skipIf(!isRoot)('reports EACCES for a path the caller may not search', () => {
+    const locked = join(dir, 'locked');
+    mkdirSync(join(locked, 'inside'), { recursive: true });
+    chmodSync(locked, 0o700);
+    chmodSync(dir, 0o755);
+    // Root passes every permission check, so ask as nobody.
+    const script = `import('${join(projectRoot, 'dist/index.js')}').then(async (m) => {
+      const out = [];
+      try { m.diskUsageSync(process.argv[1]) } catch (e) { out.push(e.code) }
+      await m.diskUsage(process.argv[1]).catch((e) => out.push(e.code));
+      console.log(out.join(' '));
+    })`;
+    const result = spawnSync(process.execPath, ['-e', script, join(locked, 'inside')], { uid: 65534, gid: 65534, encoding: 'utf8' });
+    expect(result.stderr).toBe('');
+    expect(result.stdout.trim()).toBe('EACCES EACCES');
+  });
+
+  it('rejects with an AbortError when the signal aborts, and at once when it already has', async () => {
+    await expect(diskUsage('/', { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
+    const controller = new AbortController();
+    const pending = diskUsage('/', { signal: controller.signal });
+    controller.abort(new Error('enough'));
+    // Either outcome is legal once the call is under way; a settled promise is not.
+    await pending.then(
+      (usage) => expect(usage.mountPoint).toBe('/'),
+      (error: Error) => expect(error.name).toBe('AbortError'),
+    );
+  });
+
+  it('answers many concurrent probes, each exactly once', async () => {
+    const paths = Array.from({ length: 200 }, (_, i) => (i % 2 ? '/' : dir));
+    const usages = await Promise.all(paths.map((path) => diskUsage(path)));
+    usages.forEach((usage, i) => expect(usage.path).toBe(paths[i]));
+  });
+});

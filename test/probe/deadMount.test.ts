@@ -1,0 +1,118 @@
+// A dead mount (the FUSE `hang` fixture: statfs never answers) must not
+// freeze the caller, starve libuv's pool, or cost a thread per probe.
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { announceSkip, type FuseMount, fuseSkipReason, mountFuse, projectRoot } from '../helpers/system.js';
+import { diskUsage, diskUsageSync, listMounts, onMountEvent, stuckMounts } from '../lib.js';
+
+const TIMEOUT = 400;
+const skip = announceSkip(`dead mount (${process.env.DISKPROBE_BACKEND})`, fuseSkipReason);
+
+describe.skipIf(skip)(`a dead mount on the ${process.env.DISKPROBE_BACKEND} backend`, () => {
+  let dead: FuseMount;
+  const events: string[] = [];
+  beforeAll(async () => {
+    dead = await mountFuse('hang');
+    onMountEvent((event) => events.push(`${event.type} ${event.mountPoint}`));
+  });
+  // Killing the daemon frees every call stuck on it, even if a test failed.
+  afterAll(() => dead?.cleanup());
+
+  it('times out with ETIMEDOUT naming the path and the mount, while everything else keeps answering', async () => {
+    const started = performance.now();
+    const stuck = Array.from({ length: 8 }, () =>
+      diskUsage(dead.dir, { timeout: TIMEOUT }).then(
+        () => ({ error: undefined, at: performance.now() - started }),
+        (error: NodeJS.ErrnoException) => ({ error, at: performance.now() - started }),
+      ),
+    );
+    // Healthy mounts and Node's own fs (libuv's pool) answer before any stuck probe gives up.
+    const healthy = await Promise.all([
+      ...Array.from({ length: 8 }, () => diskUsage('/')),
+      ...Array.from({ length: 8 }, () => readFile(join(projectRoot, 'package.json'), 'utf8')),
+    ]);
+    const healthyAt = performance.now() - started;
+    expect(healthy).toHaveLength(16);
+    const results = await Promise.all(stuck);
+    for (const { error, at } of results) {
+      expect(error?.code).toBe('ETIMEDOUT');
+      expect(error?.message).toContain(dead.dir);
+      expect(error?.message).toMatch(`not responding after ${TIMEOUT} ms`);
+      expect((error as { mountPoint?: string }).mountPoint).toBe(dead.dir);
+      expect(at).toBeGreaterThanOrEqual(TIMEOUT - 5);
+    }
+    expect(healthyAt).toBeLessThan(Math.min(...results.map((r) => r.at)));
+    expect(events).toContain(`stuck ${dead.dir}`);
+    expect(stuckMounts()).toContain(dead.dir);
+  });
+
+  it('fails fast, without another thread, while the earlier probe is stuck', async () => {
+    const started = performance.now();
+    await expect(diskUsage(dead.dir, { timeout: 60_000 })).rejects.toMatchObject({ code: 'ETIMEDOUT', mountPoint: dead.dir });
+    expect(() => diskUsageSync(dead.dir)).toThrow(expect.objectContaining({ code: 'ETIMEDOUT' }));
+    expect(() => diskUsageSync(join(dead.dir, 'x'), { timeout: 60_000 })).toThrow(expect.objectContaining({ code: 'ETIMEDOUT' }));
+    // Nothing waited: a minute-long timeout would have shown.
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('lists the dead mount without waiting on it', async () => {
+    const mounts = await listMounts({ timeout: TIMEOUT });
+    expect(mounts.map((m) => m.mountPoint)).toContain(dead.dir);
+    expect(mounts.map((m) => m.mountPoint)).toContain('/');
+  });
+
+  it('lets a process exit while its probe of a dead mount is stuck', async () => {
+    // This process holds the call the daemon is stuck on; the child's call
+    // waits behind it in the kernel, killable, as a dead NFS server's calls
+    // are. Its probe must neither keep it alive nor be joined at exit.
+    const script = `import(${JSON.stringify(join(projectRoot, 'dist/index.js'))}).then(async (m) => {
+      await m.diskUsage(process.argv[1], { timeout: 200 }).catch((e) => console.log(e.code));
+      try { m.diskUsageSync(process.argv[1], { timeout: 200 }) } catch (e) { console.log(e.code) }
+    })`;
+    const child = spawn(process.execPath, ['-e', script, dead.dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => resolve(null), 10_000);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve(code);
+      });
+    });
+    if (exited === null) child.kill('SIGKILL');
+    expect(exited).toBe(0);
+    expect(output.trim().split('\n')).toEqual(['ETIMEDOUT', 'ETIMEDOUT']);
+  });
+
+  it('never blocks longer than its timeout in diskUsageSync', async () => {
+    const other = await mountFuse('hang');
+    try {
+      const started = performance.now();
+      expect(() => diskUsageSync(other.dir, { timeout: TIMEOUT })).toThrow(expect.objectContaining({ code: 'ETIMEDOUT' }));
+      const took = performance.now() - started;
+      expect(took).toBeGreaterThanOrEqual(TIMEOUT - 5);
+      expect(took).toBeLessThan(TIMEOUT + 2000);
+    } finally {
+      other.cleanup();
+    }
+  });
+
+  it('is healthy again once the mount answers', async () => {
+    dead.cleanup();  // the daemon dies: stuck calls return ENOTCONN
+    const deadline = Date.now() + 10_000;
+    let error: NodeJS.ErrnoException | undefined;
+    do {
+      await new Promise((r) => setTimeout(r, 50));
+      error = await diskUsage(dead.dir, { timeout: 2000 }).then(
+        () => undefined,
+        (e: NodeJS.ErrnoException) => e,
+      );
+    } while (error?.code === 'ETIMEDOUT' && Date.now() < deadline);
+    expect(error?.code).not.toBe('ETIMEDOUT');
+    expect(events).toContain(`recovered ${dead.dir}`);
+    expect(stuckMounts()).not.toContain(dead.dir);
+  });
+});
