@@ -189,11 +189,13 @@ export class MountTable {
 /**
  * Keeps one MountTable and re-reads it when `changed()` says so (Linux: the
  * kernel's poll flag on mountinfo) or, where there is no such signal, when
- * it is older than `maxAgeMs`.
+ * it is older than `maxAgeMs` or does not know a device it is asked about.
  */
 export class MountTableCache {
   private table: MountTable | undefined;
   private readAt = 0;
+  /** Devices a fresh table did not know either (btrfs subvolumes, say): no re-read for them. */
+  private readonly unknown = new Set<number>();
 
   constructor(
     private readonly read: () => MountTable,
@@ -207,10 +209,24 @@ export class MountTableCache {
     return this.table;
   }
 
-  /** Re-reads now; for a device the cached table does not know. */
-  reload(): MountTable {
+  /** The current table, re-read first if it may predate the mount of device `key`. */
+  knowing(key: number): MountTable {
+    const table = this.current();
+    if (this.changed || table.has(key) || Number.isNaN(key) || this.unknown.has(key)) return table;
+    const fresh = this.reload();
+    if (!fresh.has(key)) this.unknown.add(key);
+    return fresh;
+  }
+
+  /** The table as it is now: listing mounts is rare enough to re-read it when no change signal vouches for the cache. */
+  fresh(): MountTable {
+    return this.changed ? this.current() : this.reload();
+  }
+
+  private reload(): MountTable {
     this.table = this.read();
     this.readAt = performance.now();
+    this.unknown.clear();
     return this.table;
   }
 }

@@ -44,7 +44,7 @@ const tables = new MountTableCache(
 const context: ProbeContext = {
   guard,
   mountOf(key: number, path: string): MountEntry | undefined {
-    const table = tables.current();
+    const table = tables.knowing(key);
     const held = table.containing(key, path);
     if (held) return held;
     // No mount has that device (btrfs subvolumes, another namespace's view):
@@ -145,7 +145,7 @@ function publicMount(entry: MountEntry): Mount {
 export async function listMounts(options: ListMountsOptions = {}): Promise<Mount[]> {
   validateSignal(options.signal);
   const timeout = validateTimeout(options.timeout) ?? DEFAULT_TIMEOUT_MS;
-  const table = tables.current();
+  const table = tables.fresh();
   if (options.all === true) return table.entries.map(publicMount);
   const candidates = table.dfCandidates();
   const empty = await Promise.all(

@@ -1,0 +1,93 @@
+// Which mount holds a path, and which mounts are listed: checked against df
+// and /proc/self/mountinfo on this machine, and on bind and nested mounts
+// made for the test (root only).
+import { readFileSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+import { announceSkip, bindMount, mountTmpfs, rootSkipReason, run, type TestMount, tempDir } from '../helpers/system.js';
+import { backend, diskUsage, diskUsageSync, listMounts } from '../lib.js';
+
+const mounts: TestMount[] = [];
+afterAll(() => {
+  for (const mount of mounts.reverse()) mount.cleanup();
+});
+
+describe(`listMounts on the ${backend} backend`, () => {
+  it('lists the same mounts as df, in the same order', async () => {
+    const listed = (await listMounts()).map((m) => m.mountPoint);
+    const dfTargets = run('df', ['--output=target']).trim().split('\n').slice(1);
+    expect(listed).toEqual(dfTargets);
+  });
+
+  it('lists every mount of the table with all: true, as df -a does', async () => {
+    const all = await listMounts({ all: true });
+    const lines = readFileSync('/proc/self/mountinfo', 'utf8').trim().split('\n');
+    expect(all).toHaveLength(lines.length);
+    expect(all.filter((m) => m.pseudo).map((m) => m.fsType)).toContain('proc');
+    for (const mount of all) {
+      expect(Object.keys(mount).sort()).toEqual(['device', 'fsType', 'mountPoint', 'pseudo', 'readOnly']);
+    }
+    const dfAll = run('df', ['-a', '--output=target']).trim().split('\n').slice(1);
+    expect(all.map((m) => m.mountPoint)).toEqual(dfAll);
+  });
+
+  it('reports read-only mounts', async () => {
+    const all = await listMounts({ all: true });
+    const readOnly = readFileSync('/proc/self/mountinfo', 'utf8')
+      .trim()
+      .split('\n')
+      .filter((line) => /^(?:\S+ ){5}(?:ro,|ro$)/.test(line)).length;
+    expect(all.filter((m) => m.readOnly).length).toBeGreaterThanOrEqual(readOnly);
+  });
+});
+
+describe.skipIf(announceSkip('bind and nested mounts', rootSkipReason))(`the mount that holds a path, on the ${backend} backend`, () => {
+  it('tells nested mounts and bind mounts apart by device, not by name', async () => {
+    const outer = mountTmpfs('size=8m');
+    mounts.push(outer);
+    const innerDir = join(outer.dir, 'inner');
+    mkdirSync(innerDir);
+    const inner = mountTmpfs('size=4m', innerDir);
+    mounts.push(inner);
+    mkdirSync(join(outer.dir, 'sub'));
+    writeFileSync(join(outer.dir, 'sub', 'file'), 'x');
+    // A bind of outer/sub elsewhere: same device as outer, another name.
+    const bound = bindMount(join(outer.dir, 'sub'), join(tempDir(), 'bound'));
+    mounts.push(bound);
+
+    expect(diskUsageSync(outer.dir).mountPoint).toBe(outer.dir);
+    expect(diskUsageSync(inner.dir).mountPoint).toBe(inner.dir);
+    expect(diskUsageSync(inner.dir).total).toBe(4 * 1024 * 1024);
+    expect(diskUsageSync(join(bound.dir, 'file')).mountPoint).toBe(bound.dir);
+    expect((await diskUsage(bound.dir)).mountPoint).toBe(bound.dir);
+    expect(diskUsageSync(join(outer.dir, 'sub', 'file')).mountPoint).toBe(outer.dir);
+  });
+
+  it('follows a symlink to the mount that really holds its target', async () => {
+    const target = mountTmpfs('size=3m');
+    mounts.push(target);
+    const link = join(tempDir(), 'link-to-mount');
+    symlinkSync(target.dir, link);
+    const usage = await diskUsage(link);
+    expect(usage.mountPoint).toBe(target.dir);
+    expect(usage.path).toBe(link);
+    expect(usage.total).toBe(3 * 1024 * 1024);
+  });
+
+  it('sees a mount made after the table was first read', async () => {
+    diskUsageSync('/');
+    const late = mountTmpfs('size=5m');
+    mounts.push(late);
+    expect(diskUsageSync(late.dir).mountPoint).toBe(late.dir);
+    expect((await listMounts()).map((m) => m.mountPoint)).toContain(late.dir);
+  });
+
+  it('drops empty file systems from the default list, keeps them with all', async () => {
+    const empty = tempDir();
+    run('mount', ['-t', 'ramfs', 'ramfs', empty]);
+    mounts.push({ dir: empty, cleanup: () => run('umount', ['-l', empty]) });
+    expect((await listMounts()).map((m) => m.mountPoint)).not.toContain(empty);
+    expect((await listMounts({ all: true })).map((m) => m.mountPoint)).toContain(empty);
+  });
+});
