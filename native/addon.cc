@@ -33,6 +33,9 @@ enum Slot : size_t {
   kSlotDeviceMinor,
   kSlotFlags,
   kSlotSyscall,
+  kSlotFsidHigh,
+  kSlotFsidLow,
+  kSlotMountGeneration,  // changes when the mount table does (sync probes only)
   kSlotCount,
 };
 
@@ -81,7 +84,7 @@ class Addon : public Napi::Addon<Addon> {
     const uint64_t values[] = {stats.block_size, stats.total_bytes, stats.free_bytes,
                                stats.avail_bytes, stats.files, stats.files_free,
                                stats.files_avail, stats.device_major, stats.device_minor,
-                               stats.flags};
+                               stats.flags, syscall, stats.fsid >> 32, stats.fsid & 0xffffffffu};
     for (size_t i = 0; i < sizeof values / sizeof values[0]; ++i) {
       u64_[i] = values[i];
       f64_[i] = static_cast<double>(values[i]);
@@ -102,16 +105,18 @@ class Addon : public Napi::Addon<Addon> {
     return length > kMaxPathBytes ? ENAMETOOLONG : 0;
   }
 
+  // (path, withDevice) -> 0 | errno.
   Napi::Value StatSync(const Napi::CallbackInfo& info) {
     int error = ReadPath(info, path_);
     if (error < 0) return info.Env().Undefined();
     Syscall syscall = kSyscallStatvfs;
-    if (error == 0) error = ProbePath(path_, &sync_stats_, &syscall);
+    if (error == 0) error = ProbePath(path_, info[1].ToBoolean().Value(), &sync_stats_, &syscall);
     WriteSlots(sync_stats_, error, syscall);
+    f64_[kSlotMountGeneration] = static_cast<double>(watch_.Generation());
     return Napi::Number::New(info.Env(), error);
   }
 
-  // (path, lane, id, timeoutMs) -> 0 | errno | -1 (timed out; the job goes on
+  // (path, lane, id, timeoutMs, withDevice) -> 0 | errno | -1 (timed out; the job goes on
   // and is delivered to the callback when its call returns).
   Napi::Value StatSyncTimeout(const Napi::CallbackInfo& info) {
     int error = ReadPath(info, path_);
@@ -131,7 +136,7 @@ class Addon : public Napi::Addon<Addon> {
     return Napi::Number::New(info.Env(), job->error);
   }
 
-  // (path, lane, id): the answer comes to the callback as (id, status, names?).
+  // (path, lane, id, withDevice): the answer comes to the callback as (id, status, names?).
   Napi::Value StatAsync(const Napi::CallbackInfo& info) {
     int error = ReadPath(info, path_);
     if (error < 0) return info.Env().Undefined();
@@ -151,6 +156,7 @@ class Addon : public Napi::Addon<Addon> {
     job->path = path_;
     job->lane = info[1].As<Napi::Number>().Uint32Value();
     job->id = info[2].As<Napi::Number>().Uint32Value();
+    job->with_device = info[info.Length() - 1].ToBoolean().Value();
     return job;
   }
 

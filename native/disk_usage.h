@@ -38,8 +38,9 @@ struct DiskStats {
   uint64_t files;         // f_files
   uint64_t files_free;    // f_ffree
   uint64_t files_avail;   // f_favail
-  uint64_t device_major;  // of the path's st_dev
+  uint64_t device_major;  // of the path's st_dev, when asked for
   uint64_t device_minor;
+  uint64_t fsid;          // f_fsid: with the sizes, a fingerprint of the file system
   uint32_t flags;         // StatsFlags
   char mount_point[kMaxNameBytes];
   char fs_type[kMaxNameBytes];
@@ -60,9 +61,11 @@ enum Syscall : uint32_t {
 
 // Probes the file system holding `path` (UTF-8, NUL-terminated). Returns 0 and
 // fills `out`, or returns a POSIX errno value (on Windows, the Win32 error
-// mapped to its POSIX equivalent) and sets `*syscall`. Allocates nothing on
-// POSIX; safe to call from any thread.
-int ProbePath(const char* path, DiskStats* out, Syscall* syscall);
+// mapped to its POSIX equivalent) and sets `*syscall`. With `with_device`,
+// also stats the path for its device id (a second syscall, which callers
+// that already know the path's mount skip). Allocates nothing on POSIX;
+// safe to call from any thread.
+int ProbePath(const char* path, bool with_device, DiskStats* out, Syscall* syscall);
 
 }  // namespace diskprobe
 

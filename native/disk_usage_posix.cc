@@ -37,7 +37,7 @@ void CopyName(char* dst, const char* src) {
 
 }  // namespace
 
-int ProbePath(const char* path, DiskStats* out, Syscall* syscall) {
+int ProbePath(const char* path, bool with_device, DiskStats* out, Syscall* syscall) {
   out->flags = 0;
   out->mount_point[0] = '\0';
   out->fs_type[0] = '\0';
@@ -56,6 +56,8 @@ int ProbePath(const char* path, DiskStats* out, Syscall* syscall) {
   out->files = fs.f_files;
   out->files_free = fs.f_ffree;
   out->files_avail = fs.f_ffree;  // macOS has no f_favail
+  out->fsid = (static_cast<uint64_t>(static_cast<uint32_t>(fs.f_fsid.val[0])) << 32) |
+              static_cast<uint32_t>(fs.f_fsid.val[1]);
   CopyName(out->mount_point, fs.f_mntonname);
   CopyName(out->fs_type, fs.f_fstypename);
   out->flags |= kHasNames;
@@ -72,6 +74,7 @@ int ProbePath(const char* path, DiskStats* out, Syscall* syscall) {
   out->files = vfs.f_files;
   out->files_free = vfs.f_ffree;
   out->files_avail = vfs.f_favail;
+  out->fsid = vfs.f_fsid;
 #endif
 
   out->block_size = block_size;
@@ -85,6 +88,7 @@ int ProbePath(const char* path, DiskStats* out, Syscall* syscall) {
 
   // The device id tells which mount holds the path (bind and nested mounts
   // share prefixes, not devices); JS matches it against the mount table.
+  if (!with_device) return 0;
   struct stat st;
   if (stat(path, &st) != 0) {
     *syscall = kSyscallStat;

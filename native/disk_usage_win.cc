@@ -76,7 +76,8 @@ void ToUtf8Name(const wchar_t* wide, char* dst) {
 
 }  // namespace
 
-int ProbePath(const char* path, DiskStats* out, Syscall* syscall) {
+int ProbePath(const char* path, bool with_device, DiskStats* out, Syscall* syscall) {
+  (void)with_device;  // the volume APIs name the mount themselves
   // Thread-local, not on the stack: 64 KiB each, and no per-call allocation.
   thread_local wchar_t wide_path[kWideChars];
   thread_local wchar_t volume[kWideChars];
@@ -85,7 +86,7 @@ int ProbePath(const char* path, DiskStats* out, Syscall* syscall) {
   out->mount_point[0] = '\0';
   out->fs_type[0] = '\0';
   out->files = out->files_free = out->files_avail = 0;  // NTFS has no inode counts to report
-  out->device_major = out->device_minor = 0;
+  out->device_major = out->device_minor = out->fsid = 0;
 
   if (MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, path, -1, wide_path, kWideChars) == 0) {
     return Fail(kSyscallMultiByteToWideChar, syscall);

@@ -5,6 +5,14 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <system_error>
+#include <thread>
+
+#if defined(__linux__)
+#include <sys/eventfd.h>
+#endif
+
 #if defined(__APPLE__)
 #include <sys/mount.h>
 #include <sys/param.h>
@@ -36,23 +44,81 @@ int ListMounts(std::vector<MountEntry>* out) {
 #endif
 }
 
+#if defined(__linux__)
+
+struct MountTableWatch::State {
+  std::atomic<uint64_t> generation{1};
+  std::atomic<bool> stop{false};
+  int mountinfo = -1;
+  int wake = -1;  // eventfd: ends the watch when the environment goes away
+  ~State() {
+    if (mountinfo >= 0) close(mountinfo);
+    if (wake >= 0) close(wake);
+  }
+};
+
 MountTableWatch::~MountTableWatch() {
-  if (fd_ >= 0) close(fd_);
+  if (state_) {
+    state_->stop = true;
+    uint64_t one = 1;
+    if (write(state_->wake, &one, sizeof one) < 0) {
+      // The thread is gone already, or will see `stop` on the next change.
+    }
+  }
+}
+
+bool MountTableWatch::Start() {
+  if (state_) return true;
+  {
+    auto state = std::make_shared<State>();
+    state->mountinfo = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+    state->wake = eventfd(0, EFD_CLOEXEC);
+    if (state->mountinfo < 0 || state->wake < 0) return false;
+    try {
+      std::thread([state] {
+        struct pollfd fds[2] = {{state->mountinfo, POLLPRI, 0}, {state->wake, POLLIN, 0}};
+        while (!state->stop) {
+          // POLLPRI|POLLERR once per change; answering clears it for this
+          // file description, so no read is needed to re-arm it.
+          int n = poll(fds, 2, -1);
+          if (n < 0 && errno != EINTR) return;
+          if (n > 0 && (fds[0].revents & (POLLPRI | POLLERR))) ++state->generation;
+          if (fds[1].revents) return;
+        }
+      }).detach();
+    } catch (const std::system_error&) {
+      return false;
+    }
+    state_ = state;
+  }
+  return true;
+}
+
+uint64_t MountTableWatch::Generation() {
+  static std::atomic<uint64_t> unwatched{1ull << 40};
+  if (!Start()) return ++unwatched;  // no signal: never the same twice
+  return state_->generation.load(std::memory_order_acquire);
 }
 
 bool MountTableWatch::Changed() {
-#if defined(__linux__)
-  if (fd_ < 0) {
-    fd_ = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-    return true;  // nothing seen yet; if open failed, always re-read
-  }
-  struct pollfd p = {fd_, POLLPRI, 0};
-  // The kernel reports POLLPRI|POLLERR once per change and clears it for this
-  // file description as it answers, so no read is needed to re-arm it.
-  return poll(&p, 1, 0) != 0;
-#else
+  if (!Start()) return true;  // no signal: always re-read
+  uint64_t now = state_->generation.load(std::memory_order_acquire);
+  if (now == seen_) return false;
+  seen_ = now;
   return true;
-#endif
 }
+
+#else
+
+struct MountTableWatch::State {};
+MountTableWatch::~MountTableWatch() {}
+bool MountTableWatch::Start() { return false; }
+bool MountTableWatch::Changed() { return true; }
+uint64_t MountTableWatch::Generation() {
+  static std::atomic<uint64_t> unwatched{1};
+  return ++unwatched;
+}
+
+#endif
 
 }  // namespace diskprobe

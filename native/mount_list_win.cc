@@ -48,8 +48,17 @@ int ListMounts(std::vector<MountEntry>* out) {
   return 0;
 }
 
+struct MountTableWatch::State {};
+
 MountTableWatch::~MountTableWatch() {}
 
+bool MountTableWatch::Start() { return false; }
+
 bool MountTableWatch::Changed() { return true; }
+
+uint64_t MountTableWatch::Generation() {
+  static uint64_t unwatched = 0;
+  return ++unwatched;
+}
 
 }  // namespace diskprobe

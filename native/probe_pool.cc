@@ -125,7 +125,7 @@ void ProbePool::WorkerLoop() {
       }
       job->started = true;
       lock.unlock();
-      job->error = ProbePath(job->path.c_str(), &job->stats, &job->syscall);
+      job->error = ProbePath(job->path.c_str(), job->with_device, &job->stats, &job->syscall);
       lock.lock();
       Finish(job, lock);
     }

@@ -28,6 +28,7 @@ struct ProbeJob {
   uint32_t id = 0;
   uint32_t lane = 0;
   std::string path;
+  bool with_device = true;
   DiskStats stats;
   int error = 0;  // 0, a POSIX errno, or ECANCELED when abandoned before it ran
   Syscall syscall = kSyscallNone;

@@ -212,7 +212,8 @@ export class MountTableCache {
   /** The current table, re-read first if it may predate the mount of device `key`. */
   knowing(key: number): MountTable {
     const table = this.current();
-    if (this.changed || table.has(key) || Number.isNaN(key) || this.unknown.has(key)) return table;
+    // Even with a change signal: it may lag a mount made a moment ago.
+    if (table.has(key) || Number.isNaN(key) || this.unknown.has(key)) return table;
     const fresh = this.reload();
     if (!fresh.has(key)) this.unknown.add(key);
     return fresh;

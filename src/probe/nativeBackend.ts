@@ -3,13 +3,33 @@
 import type { AnyUsage, ProbeBackend, ProbeContext, ProbeTarget } from './backend.js';
 import { LaneIds } from './backend.js';
 import { abortError, errnoError, timeoutError } from './errors.js';
-import { deviceKey } from './mountTable.js';
+import { deviceKey, type MountEntry } from './mountTable.js';
 import { Flag, type NativeBinding, Slot, SYSCALLS } from './nativeBinding.js';
 import { usedPercent, usedPercentBig } from './percent.js';
 import { makeInodes, makeUsage } from './usage.js';
 
 const SAFE = Number.MAX_SAFE_INTEGER;
 const TIMED_OUT = -1;
+
+/**
+ * What a path's last full probe learned: the mount that holds it, and a
+ * fingerprint of that file system (f_fsid and its sizes). While the mount
+ * table is unchanged and statvfs still shows the same fingerprint, the path
+ * is on the same mount, so repeated probes skip the stat syscall, which is
+ * half their cost. (A symlink re-pointed between two mounts of one file
+ * system keeps the same numbers, and at worst the first mount's name.)
+ */
+interface KnownMount {
+  /** The addon's mount-table generation when it was learned (Slot.mountGeneration). */
+  readonly generation: number;
+  readonly fsidHigh: number;
+  readonly fsidLow: number;
+  readonly total: number;
+  readonly files: number;
+  readonly mount: MountEntry | undefined;
+}
+
+const KNOWN_LIMIT = 1024;
 
 interface Waiter {
   readonly target: ProbeTarget;
@@ -28,24 +48,55 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
   const waiting = new Map<number, Waiter>();
   const lanes = new LaneIds();
   const { guard } = context;
+  const known = new Map<string, KnownMount>();
   let lastId = 0;
 
   const nextId = (): number => (lastId = lastId >= 0xfffffff0 ? 1 : lastId + 1);
 
+  /**
+   * Whether the answer in the slots comes from the file system `entry` saw,
+   * with the mount table unchanged since (the synchronous probe reports the
+   * table's generation with its answer).
+   */
+  function sameFileSystem(entry: KnownMount): boolean {
+    return (
+      f64[Slot.mountGeneration] === entry.generation &&
+      f64[Slot.fsidHigh] === entry.fsidHigh &&
+      f64[Slot.fsidLow] === entry.fsidLow &&
+      f64[Slot.total] === entry.total &&
+      f64[Slot.files] === entry.files
+    );
+  }
+
+  /** Keeps what a synchronous probe with the device id just learned. */
+  function remember(path: string, mount: MountEntry | undefined): void {
+    if (known.size >= KNOWN_LIMIT) known.clear();
+    known.set(path, {
+      generation: f64[Slot.mountGeneration]!,
+      fsidHigh: f64[Slot.fsidHigh]!,
+      fsidLow: f64[Slot.fsidLow]!,
+      total: f64[Slot.total]!,
+      files: f64[Slot.files]!,
+      mount,
+    });
+  }
+
   /** Builds the result of the probe whose answer is in the slots now. */
-  function readSlots(path: string, bigint: boolean, names: readonly [string, string] | undefined): AnyUsage {
+  function readSlots(path: string, bigint: boolean, names: readonly [string, string] | undefined, recalled?: KnownMount, learn = false): AnyUsage {
     const flags = f64[Slot.flags]!;
     let mountPoint: string | null = null;
     let fsType: string | null = null;
+    let mount: MountEntry | undefined = recalled?.mount;
     if (flags & Flag.hasNames) {
       names ??= binding.names();
       if (names) [mountPoint, fsType] = names;
     } else if (flags & Flag.hasDevice) {
-      const mount = context.mountOf(deviceKey(f64[Slot.deviceMajor]!, f64[Slot.deviceMinor]!), path);
-      if (mount) {
-        mountPoint = mount.mountPoint;
-        fsType = mount.fsType;
-      }
+      mount = context.mountOf(deviceKey(f64[Slot.deviceMajor]!, f64[Slot.deviceMinor]!), path);
+      if (learn) remember(path, mount);
+    }
+    if (mount) {
+      mountPoint = mount.mountPoint;
+      fsType = mount.fsType;
     }
     const hasInodes = (flags & Flag.hasInodes) !== 0;
     if (bigint) {
@@ -112,15 +163,20 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
     name: 'native',
 
     sync(target, bigint) {
-      const status = binding.statSync(target.osPath);
+      let recalled = known.get(target.path);
+      let status = binding.statSync(target.osPath, recalled === undefined);
+      if (status === 0 && recalled !== undefined && !sameFileSystem(recalled)) {
+        recalled = undefined;
+        status = binding.statSync(target.osPath, true);
+      }
       if (status !== 0) throw failure(status, target.path);
-      return readSlots(target.path, bigint, undefined);
+      return readSlots(target.path, bigint, undefined, recalled, recalled === undefined);
     },
 
     syncWithTimeout(target, bigint, timeout) {
       const id = nextId();
       const started = performance.now();
-      const status = binding.statSyncTimeout(target.osPath, lanes.of(target.mountPoint), id, timeout);
+      const status = binding.statSyncTimeout(target.osPath, lanes.of(target.mountPoint), id, timeout, true);
       if (status === TIMED_OUT) {
         markStuck(id, target, started, timeout);
         throw timeoutError(target.path, target.mountPoint, timeout);
@@ -133,7 +189,7 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
       return new Promise((resolve, reject) => {
         const id = nextId();
         const waiter: Waiter = { target, bigint, resolve, reject, started: performance.now(), timer: undefined, signal, onAbort: undefined };
-        binding.statAsync(target.osPath, lanes.of(target.mountPoint), id);
+        binding.statAsync(target.osPath, lanes.of(target.mountPoint), id, true);
         if (waiting.size === 0) binding.ref();
         waiting.set(id, waiter);
         if (timeout !== Infinity) {

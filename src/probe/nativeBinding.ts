@@ -9,12 +9,12 @@ export interface NativeBinding {
   /** Result slots: BigUint64Array view at 0, Float64Array view after slotCount × 8 bytes. */
   readonly slots: ArrayBuffer;
   readonly slotCount: number;
-  /** Probes on this thread. Returns 0, or a POSIX errno (syscall in the slots). */
-  statSync(path: string): number;
+  /** Probes on this thread; `withDevice` adds a stat for the device id. Returns 0, or a POSIX errno (syscall in the slots). */
+  statSync(path: string, withDevice: boolean): number;
   /** Probes on the addon's thread for `lane`, waiting at most `timeoutMs`. Returns 0, an errno, or -1 when it timed out. */
-  statSyncTimeout(path: string, lane: number, id: number, timeoutMs: number): number;
+  statSyncTimeout(path: string, lane: number, id: number, timeoutMs: number, withDevice: boolean): number;
   /** Queues a probe; the answer comes to the callback. */
-  statAsync(path: string, lane: number, id: number): void;
+  statAsync(path: string, lane: number, id: number, withDevice: boolean): void;
   abandon(id: number): void;
   /** Whether job `id` is still queued or running. */
   pending(id: number): boolean;
@@ -41,6 +41,9 @@ export const Slot = {
   deviceMinor: 8,
   flags: 9,
   syscall: 10,
+  fsidHigh: 11,
+  fsidLow: 12,
+  mountGeneration: 13,
 } as const;
 
 export const Flag = { hasInodes: 1, hasDevice: 2, hasNames: 4 } as const;

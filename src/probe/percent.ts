@@ -11,9 +11,13 @@ export function usedPercent(part: number, rest: number): number {
   if (whole === 0) return 0;
   const scaled = part * 100;
   if (scaled > SAFE || whole > SAFE) return usedPercentBig(BigInt(part), BigInt(rest));
+  const quotient = scaled / whole;
+  // Far from an integer, rounding cannot carry it across one: no need to check.
+  const fraction = quotient - Math.floor(quotient);
+  if (fraction > 1e-6 && fraction < 1 - 1e-6) return quotient;
   const remainder = scaled % whole;
   const exactCeil = (scaled - remainder) / whole + (remainder === 0 ? 0 : 1);
-  return within(scaled / whole, exactCeil);
+  return within(quotient, exactCeil);
 }
 
 /** As usedPercent, for counts above 2^53. */

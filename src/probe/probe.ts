@@ -43,6 +43,7 @@ const tables = new MountTableCache(
 
 const context: ProbeContext = {
   guard,
+
   mountOf(key: number, path: string): MountEntry | undefined {
     const table = tables.knowing(key);
     const held = table.containing(key, path);
@@ -72,13 +73,24 @@ export function stuckMounts(): string[] {
   return guard.stuckMounts();
 }
 
-// An absolute path with no "." or ".." segments, no doubled or trailing
-// slash: resolve() would return it unchanged, so skip it on the hot path.
-const NORMAL_POSIX = /^\/(?:[^/]+(?:\/(?!\.\.?(?:\/|$))[^/]+)*)?$/;
+const windows = process.platform === 'win32';
+
+/**
+ * Whether resolve() would return `path` unchanged: absolute, with no "//",
+ * no "/." (which also sends "/.hidden" the slow way, harmlessly) and no
+ * trailing slash. A cheap test, because resolve() costs more than a probe.
+ */
+function isNormalPosix(path: string): boolean {
+  return (
+    path.charCodeAt(0) === 47 &&
+    (path.length === 1 || path.charCodeAt(path.length - 1) !== 47) &&
+    path.indexOf('//') === -1 &&
+    path.indexOf('/.') === -1
+  );
+}
 
 function targetOf(path: string, withMount: boolean): ProbeTarget {
-  const windows = process.platform === 'win32';
-  const absolute = !windows && NORMAL_POSIX.test(path) && !path.startsWith('/./') && !path.startsWith('/../') ? path : resolve(path);
+  const absolute = !windows && isNormalPosix(path) ? path : resolve(path);
   const osPath = windows ? toNamespacedPath(absolute) : path;
   if (!withMount) return { osPath, path: absolute, mountPoint: '' };
   const mount = tables.current().lexical(absolute);

@@ -2,33 +2,38 @@
 // and /proc/self/mountinfo on this machine, and on bind and nested mounts
 // made for the test (root only).
 import { readFileSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { announceSkip, bindMount, mountTmpfs, rootSkipReason, run, type TestMount, tempDir } from '../helpers/system.js';
+import { parseMountInfo } from '../../dist/probe/mountTable.js';
 import { backend, diskUsage, diskUsageSync, listMounts } from '../lib.js';
 
 const mounts: TestMount[] = [];
+
+// Other test files mount and unmount under the temp dir meanwhile: compare the rest.
+const ours = (mountPoint: string): boolean => !mountPoint.startsWith(join(tmpdir(), 'diskprobe-'));
 afterAll(() => {
   for (const mount of mounts.reverse()) mount.cleanup();
 });
 
 describe(`listMounts on the ${backend} backend`, () => {
   it('lists the same mounts as df, in the same order', async () => {
-    const listed = (await listMounts()).map((m) => m.mountPoint);
-    const dfTargets = run('df', ['--output=target']).trim().split('\n').slice(1);
+    const listed = (await listMounts()).map((m) => m.mountPoint).filter(ours);
+    const dfTargets = run('df', ['--output=target']).trim().split('\n').slice(1).filter(ours);
     expect(listed).toEqual(dfTargets);
   });
 
   it('lists every mount of the table with all: true, as df -a does', async () => {
-    const all = await listMounts({ all: true });
-    const lines = readFileSync('/proc/self/mountinfo', 'utf8').trim().split('\n');
+    const all = (await listMounts({ all: true })).filter((m) => ours(m.mountPoint));
+    const lines = parseMountInfo(readFileSync('/proc/self/mountinfo', 'utf8')).filter((m) => ours(m.mountPoint));
     expect(all).toHaveLength(lines.length);
     expect(all.filter((m) => m.pseudo).map((m) => m.fsType)).toContain('proc');
     for (const mount of all) {
       expect(Object.keys(mount).sort()).toEqual(['device', 'fsType', 'mountPoint', 'pseudo', 'readOnly']);
     }
-    const dfAll = run('df', ['-a', '--output=target']).trim().split('\n').slice(1);
+    const dfAll = run('df', ['-a', '--output=target']).trim().split('\n').slice(1).filter(ours);
     expect(all.map((m) => m.mountPoint)).toEqual(dfAll);
   });
 

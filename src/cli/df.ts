@@ -1,0 +1,122 @@
+// `diskprobe df`: probes every mounted file system (the set df lists) or the
+// file system holding each path given, all in parallel and each within the
+// timeout, then prints a table like `df -hT` or exact JSON.
+import { type DiskUsage, diskUsage, listMounts, type Mount } from '../index.js';
+
+import { type DfRow, renderDfTable } from './dfTable.js';
+import { stringifyExact } from './exactJson.js';
+import { failureReason } from './failureReason.js';
+
+export interface DfOptions {
+  /** Exact JSON instead of the table. */
+  readonly json: boolean;
+  /** Inode counts instead of bytes (table only; the JSON always has both). */
+  readonly inodes: boolean;
+  /** Milliseconds each file system has to answer. */
+  readonly timeout: number;
+  /** Paths to report on; none means every mounted file system. */
+  readonly paths: readonly string[];
+}
+
+/** Where the command writes: stdout gets only the table or JSON, stderr one line per failure. */
+export interface DfOutput {
+  readonly stdout: NodeJS.WritableStream & { readonly isTTY?: boolean };
+  readonly stderr: NodeJS.WritableStream;
+}
+
+/** What to probe: a path as given, or a mount from the table (whose device and type are then known). */
+interface Target {
+  readonly path: string;
+  readonly mount: Mount | undefined;
+}
+
+type Outcome = { readonly target: Target; readonly usage: DiskUsage<bigint> } | { readonly target: Target; readonly error: unknown };
+
+function errorCode(error: unknown): unknown {
+  return (error as { code?: unknown } | null)?.code;
+}
+
+/** The mount at each mount point; where mounts are stacked, the last, which is the one visible. */
+function mountsByPoint(mounts: readonly Mount[]): Map<string, Mount> {
+  return new Map(mounts.map((mount) => [mount.mountPoint, mount]));
+}
+
+async function targetsFor(options: DfOptions): Promise<{ targets: Target[]; byPoint: Map<string, Mount> }> {
+  if (options.paths.length === 0) {
+    const mounts = await listMounts({ timeout: options.timeout });
+    return { targets: mounts.map((mount) => ({ path: mount.mountPoint, mount })), byPoint: new Map() };
+  }
+  // Only names are read here, no file system is asked: safe with a dead mount.
+  const byPoint = mountsByPoint(await listMounts({ all: true }));
+  return { targets: options.paths.map((path) => ({ path, mount: undefined })), byPoint };
+}
+
+function rowFor(outcome: Outcome, byPoint: Map<string, Mount>): DfRow | undefined {
+  const { target } = outcome;
+  if ('usage' in outcome) {
+    const { usage } = outcome;
+    const mount = target.mount ?? (usage.mountPoint === null ? undefined : byPoint.get(usage.mountPoint));
+    return {
+      kind: 'usage',
+      filesystem: mount?.device ?? '-',
+      type: usage.fsType ?? mount?.fsType ?? '-',
+      mountedOn: target.mount?.mountPoint ?? usage.mountPoint ?? '-',
+      usage,
+    };
+  }
+  if (errorCode(outcome.error) !== 'ETIMEDOUT') return undefined;
+  const stuckPoint = (outcome.error as { mountPoint?: unknown }).mountPoint;
+  const mount = target.mount ?? (typeof stuckPoint === 'string' ? byPoint.get(stuckPoint) : undefined);
+  return {
+    kind: 'notResponding',
+    filesystem: mount?.device ?? '-',
+    type: mount?.fsType ?? '-',
+    mountedOn: mount?.mountPoint ?? (typeof stuckPoint === 'string' ? stuckPoint : '-'),
+  };
+}
+
+// Listing every mount, df keeps quiet about one it may not read or that went
+// away after the table was read (EACCES, ENOENT: get_dev in coreutils' df.c),
+// so a user's private FUSE mount is no error for everyone else.
+function reported(outcome: Outcome, listingAll: boolean): boolean {
+  if ('usage' in outcome) return false;
+  const code = errorCode(outcome.error);
+  return !(listingAll && (code === 'EACCES' || code === 'ENOENT'));
+}
+
+/** Runs the command; resolves to the exit status (0, or 1 when any file system failed or did not answer). */
+export async function runDf(options: DfOptions, output: DfOutput): Promise<number> {
+  const listingAll = options.paths.length === 0;
+  const { targets, byPoint } = await targetsFor(options);
+  const outcomes = await Promise.all(
+    targets.map(
+      (target): Promise<Outcome> =>
+        diskUsage(target.path, { bigint: true, timeout: options.timeout }).then(
+          (usage) => ({ target, usage }),
+          (error: unknown) => ({ target, error }),
+        ),
+    ),
+  );
+
+  let status = 0;
+  for (const outcome of outcomes) {
+    if (!('error' in outcome) || !reported(outcome, listingAll)) continue;
+    output.stderr.write(`diskprobe: ${outcome.target.path}: ${failureReason(outcome.error, options.timeout)}\n`);
+    status = 1;
+  }
+
+  if (options.json) {
+    const usages = outcomes.flatMap((outcome) => ('usage' in outcome ? [outcome.usage] : []));
+    output.stdout.write(`${stringifyExact(usages)}\n`);
+  } else {
+    const rows = outcomes.flatMap((outcome) => rowFor(outcome, byPoint) ?? []);
+    // As df: no header over nothing.
+    if (rows.length > 0) output.stdout.write(renderDfTable(rows, { inodes: options.inodes, usageBar: output.stdout.isTTY === true }));
+  }
+
+  if (listingAll && targets.length === 0) {
+    output.stderr.write('diskprobe: no file systems processed\n');
+    status = 1;
+  }
+  return status;
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+// The diskprobe command: reads the command line and hands off to the
+// command. Exit statuses: 0 success, 1 a probe failed, 2 a usage error.
+// The status goes to process.exitCode, never process.exit(), so piped
+// output is flushed before the process ends.
+import { readFileSync } from 'node:fs';
+
+import { type Command, parseCommandLine, USAGE, UsageError } from './commandLine.js';
+
+function packageVersion(): string {
+  // dist/cli/main.js → the package root, where npm puts package.json.
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
+}
+
+async function run(command: Command): Promise<number> {
+  switch (command.kind) {
+    case 'help':
+      process.stdout.write(USAGE);
+      return 0;
+    case 'version':
+      process.stdout.write(`${packageVersion()}\n`);
+      return 0;
+    case 'serve':
+      // TODO(serve): dispatch the MCP stdio server here (also what a bare `diskprobe` runs).
+      process.stderr.write('diskprobe: the MCP server is not built yet\n'); return 2;
+    case 'df': {
+      // Loaded only when needed: importing the probe loads the native addon,
+      // which --help and --version have no use for (and must not fail on).
+      const { runDf } = await import('./df.js');
+      return runDf(command.options, { stdout: process.stdout, stderr: process.stderr });
+    }
+  }
+}
+
+async function main(args: readonly string[]): Promise<number> {
+  let command: Command;
+  try {
+    command = parseCommandLine(args);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`diskprobe: ${error.message}. Run 'diskprobe --help' for usage.\n`);
+    return 2;
+  }
+  return run(command);
+}
+
+process.exitCode = await main(process.argv.slice(2)).catch((error: unknown) => {
+  // Not a failed probe (those are reported by the command) but the probe
+  // refusing to start, e.g. a bad DISKPROBE_BACKEND, or a bug.
+  process.stderr.write(`diskprobe: ${error instanceof Error ? error.message : String(error)}\n`);
+  return 1;
+});
