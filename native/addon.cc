@@ -35,7 +35,7 @@ enum Slot : size_t {
   kSlotSyscall,
   kSlotFsidHigh,
   kSlotFsidLow,
-  kSlotMountGeneration,  // changes when the mount table does (sync probes only)
+  kSlotMountGeneration,  // changes when the mount table does
   kSlotCount,
 };
 
@@ -81,6 +81,8 @@ class Addon : public Napi::Addon<Addon> {
     u64_[kSlotSyscall] = syscall;
     f64_[kSlotSyscall] = syscall;
     if (error != 0) return;
+    // Read after the probe: a table change before it shows up here.
+    f64_[kSlotMountGeneration] = static_cast<double>(watch_.Generation());
     const uint64_t values[] = {stats.block_size, stats.total_bytes, stats.free_bytes,
                                stats.avail_bytes, stats.files, stats.files_free,
                                stats.files_avail, stats.device_major, stats.device_minor,
@@ -112,7 +114,6 @@ class Addon : public Napi::Addon<Addon> {
     Syscall syscall = kSyscallStatvfs;
     if (error == 0) error = ProbePath(path_, info[1].ToBoolean().Value(), &sync_stats_, &syscall);
     WriteSlots(sync_stats_, error, syscall);
-    f64_[kSlotMountGeneration] = static_cast<double>(watch_.Generation());
     return Napi::Number::New(info.Env(), error);
   }
 

@@ -3,6 +3,7 @@
 import type { AnyUsage, ProbeBackend, ProbeContext, ProbeTarget } from './backend.js';
 import { LaneIds } from './backend.js';
 import { abortError, errnoError, timeoutError } from './errors.js';
+import { type Deadline, DeadlineTimer } from './deadlines.js';
 import { deviceKey, type MountEntry } from './mountTable.js';
 import { Flag, type NativeBinding, Slot, SYSCALLS } from './nativeBinding.js';
 import { usedPercent, usedPercentBig } from './percent.js';
@@ -37,7 +38,9 @@ interface Waiter {
   readonly resolve: (usage: AnyUsage) => void;
   readonly reject: (error: Error) => void;
   readonly started: number;
-  timer: NodeJS.Timeout | undefined;
+  /** What the last full probe of the path learned, if this one skipped the stat. */
+  recalled: KnownMount | undefined;
+  deadline: Deadline | undefined;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
 }
@@ -46,6 +49,9 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
   const u64 = new BigUint64Array(binding.slots, 0, binding.slotCount);
   const f64 = new Float64Array(binding.slots, binding.slotCount * 8, binding.slotCount);
   const waiting = new Map<number, Waiter>();
+  const deadlines = new DeadlineTimer();
+  /** Waits without a deadline; they alone need the addon's callback to keep the loop alive. */
+  let unbounded = 0;
   const lanes = new LaneIds();
   const { guard } = context;
   const known = new Map<string, KnownMount>();
@@ -55,8 +61,8 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
 
   /**
    * Whether the answer in the slots comes from the file system `entry` saw,
-   * with the mount table unchanged since (the synchronous probe reports the
-   * table's generation with its answer).
+   * with the mount table unchanged since (every answer carries the table's
+   * generation).
    */
   function sameFileSystem(entry: KnownMount): boolean {
     return (
@@ -68,7 +74,7 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
     );
   }
 
-  /** Keeps what a synchronous probe with the device id just learned. */
+  /** Keeps what a probe with the device id just learned. */
   function remember(path: string, mount: MountEntry | undefined): void {
     if (known.size >= KNOWN_LIMIT) known.clear();
     known.set(path, {
@@ -134,8 +140,8 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
 
   function settle(id: number, waiter: Waiter): void {
     waiting.delete(id);
-    if (waiting.size === 0) binding.unref();
-    if (waiter.timer) clearTimeout(waiter.timer);
+    if (waiter.deadline) deadlines.cancel(waiter.deadline);
+    else if (--unbounded === 0) binding.unref();
     if (waiter.onAbort) waiter.signal!.removeEventListener('abort', waiter.onAbort);
   }
 
@@ -154,9 +160,16 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
       guard.settle(id);  // an abandoned call returned: its mount answers again
       return;
     }
+    const { recalled, target } = waiter;
+    if (status === 0 && recalled !== undefined && !sameFileSystem(recalled)) {
+      // Another file system answers for the path now: ask again, with the device.
+      waiter.recalled = undefined;
+      binding.statAsync(target.osPath, lanes.of(target.mountPoint), id, true);
+      return;
+    }
     settle(id, waiter);
-    if (status === 0) waiter.resolve(readSlots(waiter.target.path, waiter.bigint, names));
-    else waiter.reject(failure(status, waiter.target.path));
+    if (status === 0) waiter.resolve(readSlots(target.path, waiter.bigint, names, recalled, recalled === undefined));
+    else waiter.reject(failure(status, target.path));
   });
 
   return {
@@ -188,15 +201,18 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
     async(target, bigint, timeout, signal) {
       return new Promise((resolve, reject) => {
         const id = nextId();
-        const waiter: Waiter = { target, bigint, resolve, reject, started: performance.now(), timer: undefined, signal, onAbort: undefined };
-        binding.statAsync(target.osPath, lanes.of(target.mountPoint), id, true);
-        if (waiting.size === 0) binding.ref();
+        const recalled = known.get(target.path);
+        const waiter: Waiter = { target, bigint, resolve, reject, started: performance.now(), recalled, deadline: undefined, signal, onAbort: undefined };
+        binding.statAsync(target.osPath, lanes.of(target.mountPoint), id, recalled === undefined);
         waiting.set(id, waiter);
-        if (timeout !== Infinity) {
-          waiter.timer = setTimeout(() => {
+        if (timeout === Infinity) {
+          if (unbounded++ === 0) binding.ref();
+        } else {
+          // The deadline's timer keeps the loop alive meanwhile.
+          waiter.deadline = deadlines.add(timeout, () => {
             markStuck(id, target, waiter.started, timeout);
             abandon(id, timeoutError(target.path, target.mountPoint, timeout));
-          }, timeout);
+          });
         }
         if (signal) {
           waiter.onAbort = () => abandon(id, abortError(signal));

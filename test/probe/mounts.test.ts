@@ -1,7 +1,7 @@
 // Which mount holds a path, and which mounts are listed: checked against df
 // and /proc/self/mountinfo on this machine, and on bind and nested mounts
 // made for the test (root only).
-import { readFileSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -78,6 +78,33 @@ describe.skipIf(announceSkip('bind and nested mounts', rootSkipReason))(`the mou
     expect(usage.mountPoint).toBe(target.dir);
     expect(usage.path).toBe(link);
     expect(usage.total).toBe(3 * 1024 * 1024);
+  });
+
+  it('notices a symlink re-pointed to another mount between two probes', async () => {
+    const first = mountTmpfs('size=6m');
+    const second = mountTmpfs('size=7m');
+    mounts.push(first, second);
+    const link = join(tempDir(), 'moving-link');
+    symlinkSync(first.dir, link);
+    expect(diskUsageSync(link).mountPoint).toBe(first.dir);
+    expect((await diskUsage(link)).mountPoint).toBe(first.dir);
+    rmSync(link);
+    symlinkSync(second.dir, link);
+    expect(diskUsageSync(link)).toMatchObject({ mountPoint: second.dir, total: 7 * 1024 * 1024 });
+    rmSync(link);
+    symlinkSync(first.dir, link);
+    expect(await diskUsage(link)).toMatchObject({ mountPoint: first.dir, total: 6 * 1024 * 1024 });
+  });
+
+  it('notices one mount replaced by another at the same place', async () => {
+    const place = tempDir();
+    const before = mountTmpfs('size=8m', place);
+    expect(diskUsageSync(place).total).toBe(8 * 1024 * 1024);
+    run('umount', [place]);
+    run('mount', ['-t', 'tmpfs', '-o', 'size=9m', 'tmpfs', place]);
+    mounts.push(before);
+    expect(diskUsageSync(place)).toMatchObject({ mountPoint: place, total: 9 * 1024 * 1024 });
+    expect(await diskUsage(place)).toMatchObject({ mountPoint: place, total: 9 * 1024 * 1024 });
   });
 
   it('sees a mount made after the table was first read', async () => {
