@@ -20,8 +20,8 @@ export interface DfOptions {
 
 /** Where the command writes: stdout gets only the table or JSON, stderr one line per failure. */
 export interface DfOutput {
-  readonly stdout: NodeJS.WritableStream & { readonly isTTY?: boolean };
-  readonly stderr: NodeJS.WritableStream;
+  readonly stdout: { write(text: string): unknown; readonly isTTY?: boolean };
+  readonly stderr: { write(text: string): unknown };
 }
 
 /** What to probe: a path as given, or a mount from the table (whose device and type are then known). */
@@ -78,10 +78,9 @@ function rowFor(outcome: Outcome, byPoint: Map<string, Mount>): DfRow | undefine
 // Listing every mount, df keeps quiet about one it may not read or that went
 // away after the table was read (EACCES, ENOENT: get_dev in coreutils' df.c),
 // so a user's private FUSE mount is no error for everyone else.
-function reported(outcome: Outcome, listingAll: boolean): boolean {
-  if ('usage' in outcome) return false;
-  const code = errorCode(outcome.error);
-  return !(listingAll && (code === 'EACCES' || code === 'ENOENT'));
+function silenced(error: unknown, listingAll: boolean): boolean {
+  const code = errorCode(error);
+  return listingAll && (code === 'EACCES' || code === 'ENOENT');
 }
 
 /** Runs the command; resolves to the exit status (0, or 1 when any file system failed or did not answer). */
@@ -100,7 +99,7 @@ export async function runDf(options: DfOptions, output: DfOutput): Promise<numbe
 
   let status = 0;
   for (const outcome of outcomes) {
-    if (!('error' in outcome) || !reported(outcome, listingAll)) continue;
+    if (!('error' in outcome) || silenced(outcome.error, listingAll)) continue;
     output.stderr.write(`diskprobe: ${outcome.target.path}: ${failureReason(outcome.error, options.timeout)}\n`);
     status = 1;
   }

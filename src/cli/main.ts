@@ -13,6 +13,11 @@ function packageVersion(): string {
   return manifest.version;
 }
 
+function notBuiltYet(what: string): number {
+  process.stderr.write(`diskprobe: ${what} is not built yet\n`);
+  return 2;
+}
+
 async function run(command: Command): Promise<number> {
   switch (command.kind) {
     case 'help':
@@ -22,13 +27,12 @@ async function run(command: Command): Promise<number> {
       process.stdout.write(`${packageVersion()}\n`);
       return 0;
     case 'serve':
-      // TODO(serve): dispatch the MCP stdio server here (also what a bare `diskprobe` runs).
-      process.stderr.write('diskprobe: the MCP server is not built yet\n'); return 2;
+      return notBuiltYet('the MCP server');  // ← dispatch the MCP stdio server here (a bare `diskprobe` runs it too)
     case 'df': {
-      // Loaded only when needed: importing the probe loads the native addon,
-      // which --help and --version have no use for (and must not fail on).
-      const { runDf } = await import('./df.js');
-      return runDf(command.options, { stdout: process.stdout, stderr: process.stderr });
+      // The probes run in a child process (see dfIsolated.ts), which loads
+      // the native addon; --help and --version never do.
+      const { runDfIsolated } = await import('./dfIsolated.js');
+      return runDfIsolated(command.options, { stdout: process.stdout, stderr: process.stderr });
     }
   }
 }

@@ -21,11 +21,16 @@ export type Cell = string | SpanningCell;
 /** A row's cells, left to right; a spanning cell stands for as many columns as it spans. */
 export type Row = readonly Cell[];
 
-// Code points, not UTF-16 units: close to what mbswidth counts for the names
-// that appear in mount tables, without a wcwidth table for wide characters.
+// Terminal columns, as df measures them with mbswidth: combining marks take
+// none, East Asian wide and fullwidth characters and emoji take two (the
+// ranges of Markus Kuhn's wcwidth), everything else one.
+const ZERO_WIDTH = /[\p{Mn}\p{Me}\u200B-\u200F]/u;
+const DOUBLE_WIDTH =
+  /[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6\u{1F300}-\u{1F64F}\u{1F900}-\u{1F9FF}\u{20000}-\u{2FFFD}\u{30000}-\u{3FFFD}]/u;
+
 function displayWidth(text: string): number {
   let width = 0;
-  for (const _ of text) width++;
+  for (const char of text) width += ZERO_WIDTH.test(char) ? 0 : DOUBLE_WIDTH.test(char) ? 2 : 1;
   return width;
 }
 

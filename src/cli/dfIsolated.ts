@@ -1,0 +1,43 @@
+// Runs `diskprobe df` in a child process and relays its output.
+//
+// Why: a probe of a dead FUSE mount whose daemon has taken the request holds
+// its thread in an uninterruptible wait, and the kernel does not let a
+// process finish exiting while one of its threads is in one, whatever that
+// thread is. The library lives with that (it never blocks on it, and NFS's
+// waits are killable); a command cannot, because its caller waits for it to
+// exit. So the probing happens in a child that the command can leave behind:
+// the command prints, exits with the child's status, and never waits for it.
+// The price is one more Node start-up, about 40 ms.
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+import type { DfOptions, DfOutput } from './df.js';
+import type { DfMessage, DfRequest } from './dfWorker.js';
+
+const workerPath = fileURLToPath(new URL('./dfWorker.js', import.meta.url));
+
+export function runDfIsolated(options: DfOptions, output: DfOutput): Promise<number> {
+  return new Promise((resolve) => {
+    // No stdio of ours: a child stuck at exit must not hold a pipe that
+    // whoever reads our output is waiting to see closed.
+    const child = fork(workerPath, [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], serialization: 'json' });
+    let settled = false;
+    const finish = (status: number): void => {
+      if (settled) return;
+      settled = true;
+      if (child.connected) child.disconnect();
+      child.unref();
+      resolve(status);
+    };
+    child.on('message', (message: DfMessage) => {
+      if ('status' in message) finish(message.status);
+      else output[message.stream].write(message.text);
+    });
+    child.once('exit', (code, signal) => {
+      if (settled) return;
+      output.stderr.write(`diskprobe: the df worker ended unexpectedly (${signal ?? `exit status ${code}`})\n`);
+      finish(1);
+    });
+    child.send({ options, isTTY: output.stdout.isTTY === true } satisfies DfRequest);
+  });
+}

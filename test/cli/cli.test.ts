@@ -1,0 +1,101 @@
+// The built command end to end: argument handling, exit statuses, and df's
+// output on this machine's root file system.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+import { df, projectRoot } from '../helpers/system.js';
+import { gnuDf, runCli, tableRows, whileStill } from './cliProcess.js';
+
+const MISSING = '/nonexistent-diskprobe-cli-test';
+
+describe('diskprobe', () => {
+  it('prints usage on stdout and exits 0 for --help and -h', () => {
+    for (const flag of ['--help', '-h']) {
+      const result = runCli([flag]);
+      expect(result.status).toBe(0);
+      expect(result.stdout).toMatch(/^Usage: diskprobe /);
+      expect(result.stdout).toContain('--timeout <ms>');
+      expect(result.stderr).toBe('');
+    }
+  });
+
+  it("prints package.json's version for --version", () => {
+    const { version } = JSON.parse(readFileSync(`${projectRoot}package.json`, 'utf8')) as { version: string };
+    expect(runCli(['--version'])).toEqual({ status: 0, stdout: `${version}\n`, stderr: '' });
+  });
+
+  it.each([
+    [['--foo'], "diskprobe: unknown option '--foo'. Run 'diskprobe --help' for usage.\n"],
+    [['df', '--foo'], "diskprobe: unknown option '--foo'. Run 'diskprobe --help' for usage.\n"],
+    [['frobnicate'], "diskprobe: unknown command 'frobnicate'. Run 'diskprobe --help' for usage.\n"],
+    [['df', '--timeout', 'soon'], "diskprobe: option '--timeout' needs a whole number of milliseconds from 1 to 2147483647, not 'soon'. Run 'diskprobe --help' for usage.\n"],
+  ])('refuses %j with one line on stderr and exit status 2', (args, message) => {
+    expect(runCli(args)).toEqual({ status: 2, stdout: '', stderr: message });
+  });
+
+  it('says the MCP server is not built yet, with no arguments or "serve"', () => {
+    for (const args of [[], ['serve']]) {
+      expect(runCli(args)).toEqual({ status: 2, stdout: '', stderr: 'diskprobe: the MCP server is not built yet\n' });
+    }
+  });
+});
+
+describe('diskprobe df', () => {
+  it('gives the exact byte counts of df -B1 in --json', () => {
+    const { gnu, ours } = whileStill(
+      () => {
+        const { size, used, avail } = df('/');
+        return [size, used, avail];
+      },
+      () => {
+        const [usage] = JSON.parse(runCli(['df', '--json', '/']).stdout) as Array<{ total: number; used: number; available: number }>;
+        expect([usage!.total, usage!.used, usage!.available].every(Number.isInteger)).toBe(true);
+        return [usage!.total, usage!.used, usage!.available].map(BigInt);
+      },
+    );
+    expect(ours).toEqual(gnu);
+  });
+
+  it('reports a missing path on stderr, still prints the others, and exits 1', () => {
+    const table = runCli(['df', MISSING, '/']);
+    expect(table.status).toBe(1);
+    expect(table.stderr).toBe(`diskprobe: ${MISSING}: no such file or directory\n`);
+    expect(tableRows(table.stdout).map((row) => row[6])).toEqual(['/']);
+
+    const json = runCli(['df', '--json', '/', MISSING]);
+    expect(json.status).toBe(1);
+    expect(json.stderr).toBe(`diskprobe: ${MISSING}: no such file or directory\n`);
+    expect((JSON.parse(json.stdout) as Array<{ mountPoint: string }>).map((usage) => usage.mountPoint)).toEqual(['/']);
+  });
+
+  it('prints only errors, and JSON an empty array, when every path fails', () => {
+    expect(runCli(['df', MISSING])).toEqual({ status: 1, stdout: '', stderr: `diskprobe: ${MISSING}: no such file or directory\n` });
+    expect(runCli(['df', '--json', MISSING]).stdout).toBe('[]\n');
+  });
+
+  it("prints df -hiT's header with --inodes", () => {
+    const header = (text: string) => text.split('\n')[0];
+    expect(header(runCli(['df', '--inodes', '/']).stdout)).toBe(header(gnuDf(['-hiT', '/'])));
+    expect(header(runCli(['df', '/']).stdout)).toBe(header(gnuDf(['-hT', '/'])));
+  });
+
+  it('names the file system holding a path, as df does', () => {
+    const gnu = tableRows(gnuDf(['-hT', projectRoot]))[0]!;
+    const ours = tableRows(runCli(['df', projectRoot]).stdout)[0]!;
+    // Filesystem, Type, Size and Mounted on; Used and Avail move with the disk.
+    expect([ours[0], ours[1], ours[2], ours[6]]).toEqual([gnu[0], gnu[1], gnu[2], gnu[6]]);
+  });
+
+  it('lists the mounted file systems in mount-table order without paths', () => {
+    // The fallback backend, so a dead mount another test has up cannot keep
+    // this process from exiting (see deadMount.test.ts).
+    const result = runCli(['df', '--json', '--timeout', '2000'], { DISKPROBE_BACKEND: 'statfs' });
+    expect([0, 1]).toContain(result.status);
+    const listed = (JSON.parse(result.stdout) as Array<{ mountPoint: string }>).map((usage) => usage.mountPoint);
+    expect(listed).toContain('/');
+    const table = readFileSync('/proc/self/mountinfo', 'utf8').split('\n').map((line) => line.split(' ')[4]);
+    const once = listed.filter((point) => table.indexOf(point) === table.lastIndexOf(point));
+    const positions = once.map((point) => table.indexOf(point));
+    expect(positions).toEqual([...positions].sort((a, b) => a - b));
+  });
+});

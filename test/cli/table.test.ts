@@ -1,0 +1,106 @@
+// Table layout (df's print_table) and the df command's rows, without I/O.
+import { describe, expect, it } from 'vitest';
+
+import { type DfRow, renderDfTable } from '../../dist/cli/dfTable.js';
+import { renderTable } from '../../dist/cli/table.js';
+import type { DiskUsage } from '../../dist/index.js';
+
+describe('renderTable', () => {
+  const columns = [
+    { header: 'Name', align: 'left', minWidth: 6 },
+    { header: 'N', align: 'right', minWidth: 3 },
+    { header: 'Last', align: 'left', minWidth: 0 },
+  ] as const;
+
+  it('pads to the widest cell or the minimum, aligns, and leaves the last column unpadded', () => {
+    expect(renderTable(columns, [['a', '1', 'x'], ['longer name', '12345', 'yy']])).toBe(
+      'Name            N Last\n' +
+      'a               1 x\n' +
+      'longer name 12345 yy\n',
+    );
+  });
+
+  it('lets a spanning cell cover several columns, widening the last it covers when too long', () => {
+    expect(renderTable(columns, [['a', '1', 'x'], [{ text: 'far too long for N', span: 2 }, 'z']])).toBe(
+      'Name             N Last\n' +
+      'a                1 x\n' +
+      'far too long for N z\n',
+    );
+  });
+
+  it('measures width in terminal columns: wide characters take two, combining marks none', () => {
+    expect(renderTable(columns, [['😀', '1', 'x'], ['数据', '2', 'y'], ['e\u0301', '3', 'z']])).toBe(
+      'Name     N Last\n' +
+      '😀       1 x\n' +
+      '数据     2 y\n' +
+      'e\u0301        3 z\n',
+    );
+  });
+});
+
+function usage(fields: Partial<DiskUsage<bigint>> = {}): DiskUsage<bigint> {
+  return {
+    path: '/m',
+    mountPoint: '/m',
+    fsType: 'ext4',
+    total: 10n * 1024n ** 3n,
+    free: 6n * 1024n ** 3n,
+    available: 5n * 1024n ** 3n,
+    used: 4n * 1024n ** 3n,
+    usedPercent: 44.44444444444444,
+    blockSize: 4096n,
+    inodes: { total: 655360n, free: 655000n, available: 655000n, used: 360n, usedPercent: 0.054931640625 },
+    backend: 'native',
+    ...fields,
+  };
+}
+
+const row = (fields: Partial<DiskUsage<bigint>> = {}, filesystem = '/dev/sda1'): DfRow => ({
+  kind: 'usage',
+  filesystem,
+  type: 'ext4',
+  mountedOn: '/m',
+  usage: usage(fields),
+});
+
+describe('renderDfTable', () => {
+  it('prints df -hT columns with df minimum widths', () => {
+    expect(renderDfTable([row()], { inodes: false, usageBar: false })).toBe(
+      'Filesystem     Type  Size  Used Avail Use% Mounted on\n' +
+      '/dev/sda1      ext4   10G  4.0G  5.0G  45% /m\n',
+    );
+  });
+
+  it('prints df -hiT columns with --inodes', () => {
+    expect(renderDfTable([row()], { inodes: true, usageBar: false })).toBe(
+      'Filesystem     Type Inodes IUsed IFree IUse% Mounted on\n' +
+      '/dev/sda1      ext4   640K   360  640K    1% /m\n',
+    );
+  });
+
+  it('shows "-" for inode counts a file system does not have, and for Use% with nothing to divide', () => {
+    const empty = row({ total: 0n, free: 0n, available: 0n, used: 0n, usedPercent: 0, inodes: null });
+    expect(renderDfTable([empty], { inodes: true, usageBar: false })).toContain('/dev/sda1      ext4      -     -     -     - /m\n');
+    expect(renderDfTable([empty], { inodes: false, usageBar: false })).toContain('/dev/sda1      ext4     0     0     0    - /m\n');
+  });
+
+  it('shows a mount that did not answer as one "not responding" cell across the numbers', () => {
+    const dead: DfRow = { kind: 'notResponding', filesystem: 'server:/export', type: 'nfs4', mountedOn: '/mnt/nfs' };
+    expect(renderDfTable([row(), dead], { inodes: false, usageBar: false })).toBe(
+      'Filesystem     Type  Size  Used Avail Use% Mounted on\n' +
+      '/dev/sda1      ext4   10G  4.0G  5.0G  45% /m\n' +
+      'server:/export nfs4 not responding         /mnt/nfs\n',
+    );
+  });
+
+  it('adds a usage bar after Use% only when asked (for terminals)', () => {
+    const text = renderDfTable([row(), row({ used: 0n, usedPercent: 0 })], { inodes: false, usageBar: true });
+    expect(text.split('\n')[1]).toBe('/dev/sda1      ext4   10G  4.0G  5.0G  45% [████░░░░░░] /m');
+    expect(text.split('\n')[2]).toBe('/dev/sda1      ext4   10G     0  5.0G   0% [░░░░░░░░░░] /m');
+  });
+
+  it('turns control characters in names into "?", as df does, so a row stays one line', () => {
+    const text = renderDfTable([{ ...row(), mountedOn: '/mnt/a\nb\tc' }], { inodes: false, usageBar: false });
+    expect(text.split('\n')[1]).toMatch(/ \/mnt\/a\?b\?c$/);
+  });
+});
