@@ -18,16 +18,13 @@ std::shared_ptr<ProbePool> ProbePool::Create(Deliver deliver) {
   return std::shared_ptr<ProbePool>(new ProbePool(std::move(deliver)));
 }
 
-void ProbePool::Enqueue(ProbeJob* job) {
+bool ProbePool::Enqueue(ProbeJob* job) {
   jobs_[job->id] = job;
   Lane& lane = lanes_[job->lane];
   lane.queue.push_back(job);
-  if (lane.active || lane.queue.size() > 1) return;  // already served or already ready
+  if (lane.active || lane.queue.size() > 1) return false;  // already served or already ready
   ready_.push_back(job->lane);
-  if (idle_threads_ > 0) {
-    work_cv_.notify_one();
-    return;
-  }
+  if (idle_threads_ > ready_.size() - 1) return true;
   ++threads_;
   try {
     // Detached: a thread stuck in the kernel must never be joined, or it would
@@ -37,21 +34,26 @@ void ProbePool::Enqueue(ProbeJob* job) {
     // Out of threads: the lane stays ready for the next thread that frees up.
     --threads_;
   }
+  return false;
 }
 
 void ProbePool::Submit(ProbeJob* job) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (closing_) {
-    delete job;
-    return;
+  bool wake;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (closing_) {
+      delete job;
+      return;
+    }
+    wake = Enqueue(job);
   }
-  Enqueue(job);
+  if (wake) work_cv_.notify_one();
 }
 
 bool ProbePool::RunWithTimeout(ProbeJob* job, uint32_t timeout_ms) {
   std::unique_lock<std::mutex> lock(mutex_);
   job->sync_waiter = true;
-  Enqueue(job);
+  if (Enqueue(job)) work_cv_.notify_one();  // under the lock: the wait below releases it at once
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   if (done_cv_.wait_until(lock, deadline, [job] { return job->done; })) return true;
   job->sync_waiter = false;  // from now on the pool owns and delivers it
@@ -129,7 +131,9 @@ void ProbePool::WorkerLoop() {
       lock.lock();
       Finish(job, lock);
     }
-    lanes_.erase(lane_id);
+    // The lane stays, idle: there is one per mount probed, and re-creating
+    // it for every probe of a mount would cost an allocation each.
+    lanes_[lane_id].active = false;
   }
 }
 

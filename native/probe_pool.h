@@ -74,7 +74,10 @@ class ProbePool : public std::enable_shared_from_this<ProbePool> {
   };
 
   explicit ProbePool(Deliver deliver) : deliver_(std::move(deliver)) {}
-  void Enqueue(ProbeJob* job);  // with mutex_ held
+  // With mutex_ held. Returns whether an idle thread must be woken, which
+  // the caller does after unlocking, so the thread does not wake into a
+  // held lock.
+  bool Enqueue(ProbeJob* job);
   void WorkerLoop();
   void Finish(ProbeJob* job, std::unique_lock<std::mutex>& lock);
 
