@@ -15,9 +15,9 @@ is written by hand and kept across runs.
 /**
  * Replaces the section `name` of the markdown file at `file` with `body`.
  * A file that does not exist is created; a section it lacks is appended,
- * under `heading`.
+ * after `intro` (its heading and how to reproduce it).
  */
-export function writeDocSection(file, name, heading, body) {
+export function writeDocSection(file, name, intro, body) {
   const start = `<!-- bench:${name}:start -->`;
   const end = `<!-- bench:${name}:end -->`;
   const section = `${start}\n${body.trim()}\n${end}`;
@@ -30,7 +30,7 @@ export function writeDocSection(file, name, heading, body) {
   } else if (startAt >= 0 || text.includes(end)) {
     throw new Error(`${file}: the ${name} section has one marker but not the other; fix it by hand`);
   } else {
-    updated = `${text.trimEnd()}\n\n${heading}\n\n${section}\n`;
+    updated = `${text.trimEnd()}\n\n${intro.trim()}\n\n${section}\n`;
   }
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, updated);

@@ -6,6 +6,7 @@
 //
 // A script, not a test: it states targets and reports PASS or MISS, and
 // never fails the process for a miss.
+import { spawnSync } from 'node:child_process';
 import { statfsSync } from 'node:fs';
 import { statfs } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -26,6 +27,10 @@ const BATCH_MS = 80;
 const CHECK_DISK_SPACE_CALLS = 2;
 // Enough to keep every libuv thread (4 by default) and the addon's lane busy.
 const IN_FLIGHT = 16;
+// A contender whose middle half of batch means spans more than this ratio
+// (p75 ÷ p25) ran in more than one speed mode; a verdict resting on it may
+// flip from run to run, and the table says so.
+const UNSTEADY_SPREAD = 1.25;
 
 const { values: flags } = parseArgs({
   options: { path: { type: 'string', default: '/' }, rounds: { type: 'string', default: '15' } },
@@ -46,35 +51,46 @@ const probed = diskUsageSync(path);
 const floor = buildFloor();
 if (floor.skipped) console.error(`note: ${floor.skipped}; the C floor rows are skipped`);
 
-const RETURNS = {
-  floor: 'nothing: the two syscalls only',
-  floorStatfs: 'nothing: the one syscall only',
-  native: 'exact bytes (blocks × f_frsize), used, usedPercent, mount point, fs type, inodes',
-  statfs: 'raw counts (blocks, bfree, bavail, files, ffree), bsize = f_bsize, fs magic number',
-  checkDiskSpace: 'diskPath, free, size: bytes from `df -kP`, so whole KiB',
-};
+const RETURNS = [
+  { who: '`diskUsageSync` / `diskUsage`', what: 'exact bytes (block counts × `f_frsize`), used, usedPercent (df\'s Use% when rounded up), mount point, fs type, inode counts; numbers or bigint' },
+  { who: '`fs.statfsSync` / `fs.promises.statfs`', what: 'the raw `statfs` counts (blocks, bfree, bavail, files, ffree), `bsize` = `f_bsize` (on virtiofs, ZFS, CephFS and FUSE it differs from `f_frsize`, the unit the counts are in), the fs magic number; no bytes, no mount point, no fs name' },
+  { who: '`check-disk-space`', what: '`diskPath`, `free`, `size`: bytes parsed from `df -kP`, so in whole KiB; no inodes' },
+  { who: 'the C floors', what: 'nothing: the system calls alone' },
+];
 
 /** The table's rows, in order; `context` rows inform but carry no target. */
 const rows = [
-  floor.skipped ? null : { key: 'floor', label: 'C floor: `statvfs` + `stat` (bench/floor.c, -O2)', returns: RETURNS.floor,
+  floor.skipped ? null : { key: 'floor', label: 'C floor: `statvfs` + `stat` (bench/floor.c, -O2)',
     contender: floorContender('floor', floor.binary, path, 'statvfs+stat') },
-  { key: 'sync', label: `diskprobe \`diskUsageSync\` (${backend})`, returns: RETURNS.native,
+  { key: 'sync', label: `diskprobe \`diskUsageSync\` (${backend})`,
     contender: { name: 'sync', measure: (calls) => timeSync(() => diskUsageSync(path), calls) } },
-  { key: 'statfsSync', label: '`fs.statfsSync`', returns: RETURNS.statfs,
+  { key: 'statfsSync', label: '`fs.statfsSync`',
     contender: { name: 'statfsSync', measure: (calls) => timeSync(() => statfsSync(path), calls) } },
-  { key: 'async', label: `diskprobe \`diskUsage\` (${backend}), sequential`, returns: RETURNS.native,
+  { key: 'async', label: `diskprobe \`diskUsage\` (${backend}), sequential`,
     contender: { name: 'async', measure: (calls) => timeSequential(() => diskUsage(path), calls) } },
-  { key: 'statfsAsync', label: '`fs.promises.statfs`, sequential', returns: RETURNS.statfs,
+  { key: 'statfsAsync', label: '`fs.promises.statfs`, sequential',
     contender: { name: 'statfsAsync', measure: (calls) => timeSequential(() => statfs(path), calls) } },
-  { key: 'checkDiskSpace', label: '`check-disk-space` (spawns `df`), sequential', returns: RETURNS.checkDiskSpace,
-    contender: { name: 'checkDiskSpace', fixedCalls: CHECK_DISK_SPACE_CALLS, measure: (calls) => timeSequential(() => checkDiskSpace(path), calls) } },
-  floor.skipped ? null : { key: 'floorStatfs', context: true, label: 'C: `statfs` alone (the call behind `fs.statfsSync`)', returns: RETURNS.floorStatfs,
+  { key: 'checkDiskSpace', label: '`check-disk-space` (spawns `df`), sequential',
+    contender: { name: 'checkDiskSpace', fixedCalls: CHECK_DISK_SPACE_CALLS, measure: async (calls) => ({
+      ...(await timeSequential(() => checkDiskSpace(path), calls)),
+      cpuNs: undefined,  // most of its work is df's, in another process
+    }) } },
+  floor.skipped ? null : { key: 'floorStatvfs', context: true, label: 'C: `statvfs` alone (the probe once the path\'s mount is known)',
+    contender: floorContender('floorStatvfs', floor.binary, path, 'statvfs') },
+  floor.skipped ? null : { key: 'floorStatfs', context: true, label: 'C: `statfs` alone (the call behind `fs.statfsSync`)',
     contender: floorContender('floorStatfs', floor.binary, path, 'statfs') },
-  { key: 'asyncLoaded', context: true, label: `diskprobe \`diskUsage\`, ${IN_FLIGHT} in flight`, returns: RETURNS.native,
+  { key: 'asyncLoaded', context: true, label: `diskprobe \`diskUsage\`, ${IN_FLIGHT} in flight`,
     contender: { name: 'asyncLoaded', measure: (calls) => timeConcurrent(() => diskUsage(path), calls, IN_FLIGHT) } },
-  { key: 'statfsAsyncLoaded', context: true, label: `\`fs.promises.statfs\`, ${IN_FLIGHT} in flight`, returns: RETURNS.statfs,
+  { key: 'statfsAsyncLoaded', context: true, label: `\`fs.promises.statfs\`, ${IN_FLIGHT} in flight`,
     contender: { name: 'statfsAsyncLoaded', measure: (calls) => timeConcurrent(() => statfs(path), calls, IN_FLIGHT) } },
 ].filter(Boolean);
+
+/** Heads the section when it is first added to the doc; hand edits to it are kept after that. */
+const SECTION_INTRO = `## Probe: the cost of one call
+
+Reproduce with \`npm run bench:probe\` (compiles, then runs \`node bench/probe.mjs\`; flags
+\`--path <p>\`, default \`/\`, and \`--rounds <n>\`, default 15). It rewrites only the text between
+the bench:probe markers.`;
 
 const TARGETS = [
   { what: '`diskUsageSync` ÷ `fs.statfsSync`', of: 'sync', over: 'statfsSync', limit: 1.0 },
@@ -82,8 +98,10 @@ const TARGETS = [
   { what: '`diskUsage` ÷ `fs.promises.statfs` (sequential)', of: 'async', over: 'statfsAsync', limit: 1.0 },
 ];
 const CONTEXT_RATIOS = [
+  { what: '`diskUsageSync` ÷ C `statvfs` alone', of: 'sync', over: 'floorStatvfs' },
   { what: 'C `statvfs` + `stat` ÷ C `statfs` alone: the price of the second syscall', of: 'floor', over: 'floorStatfs' },
   { what: '`fs.statfsSync` ÷ C `statfs` alone: Node\'s own overhead', of: 'statfsSync', over: 'floorStatfs' },
+  { what: '`diskUsage` ÷ `fs.promises.statfs` (sequential), in CPU time', of: 'async', over: 'statfsAsync', field: 'cpuUs' },
   { what: `\`diskUsage\` ÷ \`fs.promises.statfs\`, ${IN_FLIGHT} in flight`, of: 'asyncLoaded', over: 'statfsAsyncLoaded' },
   { what: '`check-disk-space` ÷ `diskUsage` (sequential)', of: 'checkDiskSpace', over: 'async' },
 ];
@@ -95,24 +113,43 @@ try {
     row.contender.calls = await calibrate(row.contender, { warmupMs: WARMUP_MS, batchMs: BATCH_MS });
     process.stderr.write(`${row.contender.calls} calls a batch\n`);
   }
-  const samples = await runRounds(rows.map((row) => row.contender), rounds, (done) => process.stderr.write(`\rround ${done}/${rounds}`));
-  process.stderr.write(`\rdone in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  const showRound = process.stderr.isTTY ? (done) => process.stderr.write(`\rround ${done}/${rounds}`) : undefined;
+  const samples = await runRounds(rows.map((row) => row.contender), rounds, showRound);
+  console.error(`${process.stderr.isTTY ? '\r' : ''}measured in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
   const results = new Map(rows.map((row) => {
-    const ns = samples.get(row.contender.name);
-    return [row.key, { ...row, medianUs: median(ns) / 1000, p25Us: quantile(ns, 0.25) / 1000, p75Us: quantile(ns, 0.75) / 1000 }];
+    const batches = samples.get(row.contender.name);
+    const wall = batches.map((timing) => timing.wallNs / 1000);
+    const cpu = batches.some((timing) => timing.cpuNs === undefined) ? undefined : batches.map((timing) => timing.cpuNs / 1000);
+    return [row.key, { ...row, medianUs: median(wall), p25Us: quantile(wall, 0.25), p75Us: quantile(wall, 0.75), cpuUs: cpu && median(cpu) }];
   }));
-  const ratio = (of, over) => (results.has(of) && results.has(over) ? results.get(of).medianUs / results.get(over).medianUs : undefined);
+  const unsteady = (key) => results.has(key) && results.get(key).p75Us / results.get(key).p25Us > UNSTEADY_SPREAD;
+  // Whether `of`'s middle half of batch means overlaps `over`'s scaled by the
+  // target's limit: then the verdict is a coin toss between runs.
+  const rangesMeet = (of, over, limit) => {
+    const a = results.get(of), b = results.get(over);
+    return a !== undefined && b !== undefined && a.p25Us <= b.p75Us * limit && b.p25Us * limit <= a.p75Us;
+  };
+  const ratio = (of, over, field = 'medianUs') => {
+    const value = results.get(of)?.[field], base = results.get(over)?.[field];
+    return value === undefined || base === undefined ? undefined : value / base;
+  };
 
   const body = [
     machineSummary(),
     methodText(),
     resultsTable([...results.values()]),
-    targetsTable(TARGETS.map((target) => ({ ...target, ratio: ratio(target.of, target.over) }))),
-    contextList(CONTEXT_RATIOS.map((entry) => ({ ...entry, ratio: ratio(entry.of, entry.over) }))),
+    returnsList(),
+    targetsTable(TARGETS.map((target) => ({
+      ...target,
+      ratio: ratio(target.of, target.over),
+      unsteady: unsteady(target.of) || unsteady(target.over),
+      close: rangesMeet(target.of, target.over, target.limit),
+    }))),
+    contextList(CONTEXT_RATIOS.map((entry) => ({ ...entry, ratio: ratio(entry.of, entry.over, entry.field) }))),
   ].join('\n\n');
   console.log(`\n${body}\n`);
-  writeDocSection(DOC, 'probe', '## Probe: the cost of one call', body);
+  writeDocSection(DOC, 'probe', SECTION_INTRO, body);
   console.error(`wrote the bench:probe section of ${DOC.slice(ROOT.length)}`);
 } finally {
   floor.dispose?.();
@@ -124,7 +161,7 @@ function machineSummary() {
   const addon = backend === 'native' ? createRequire(import.meta.url)('node-gyp-build').path(ROOT).slice(ROOT.length) : 'none';
   const { version } = createRequire(import.meta.url)('../package.json');
   return [
-    `Run of ${new Date().toISOString().slice(0, 10)}, diskprobe ${version}, addon \`${addon}\`.`,
+    `Run of ${new Date().toISOString().slice(0, 10)}, diskprobe ${version}${sourceRevision()}, addon \`${addon}\`.`,
     '',
     `- Node ${process.version}, ${os.type()} ${os.release()} ${os.arch()}${glibc ? `, glibc ${glibc}` : ''}`,
     `- CPU: ${cpus[0]?.model ?? 'unknown'}, ${cpus.length} logical cores`,
@@ -133,18 +170,34 @@ function machineSummary() {
   ].join('\n');
 }
 
+/** " at commit abc1234" (plus a note when src/ or native/ differ from it), or "" outside a git checkout. */
+function sourceRevision() {
+  const git = (...args) => spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' });
+  const head = git('rev-parse', '--short', 'HEAD');
+  if (head.status !== 0) return '';
+  const changed = git('status', '--porcelain', '--', 'src', 'native', 'binding.gyp').stdout.trim() !== '';
+  return ` at commit ${head.stdout.trim()}${changed ? ' with uncommitted changes in src/ or native/' : ''}`;
+}
+
 function methodText() {
   return [
-    `**Method.** Each contender is first warmed up for at least ${WARMUP_MS} ms, during which its batch grows until one batch`,
-    `takes about ${BATCH_MS} ms (\`check-disk-space\`: a fixed ${CHECK_DISK_SPACE_CALLS} calls a batch). Then ${rounds} rounds: in each,`,
-    'every contender runs one batch, round-robin, the starting contender rotating each round, so drift and bursts of',
-    'machine noise fall on all of them alike. A batch gives its mean time per call; the table shows the median of the',
-    `${rounds} batch means and their 25th–75th percentiles. Asynchronous calls are measured primarily **sequentially**:`,
-    'each call is awaited before the next starts, so the figure is one call\'s latency, including the trip to a worker',
-    `thread and back. As context, the same calls with ${IN_FLIGHT} in flight (elapsed time ÷ calls: cost per call under load).`,
-    'The C floor is compiled with `-O2` on each run and times its own batches with `clock_gettime(CLOCK_MONOTONIC)`,',
-    'after an unreported warm-up batch, so process start-up is not counted. Calls use default options',
-    '(numbers, not bigint; `diskUsage`\'s default 5000 ms timeout).',
+    '**Method.**',
+    '',
+    `- Warm-up: each contender runs for at least ${WARMUP_MS} ms while its batch grows until one batch takes about`,
+    `  ${BATCH_MS} ms (\`check-disk-space\`: a fixed ${CHECK_DISK_SPACE_CALLS} calls a batch).`,
+    `- ${rounds} rounds: in each, every contender runs one batch, in a fresh random order, so drift and bursts of`,
+    '  machine noise fall on all of them alike and none always runs right after the same other one.',
+    '- A batch gives its mean time per call; the table shows the median of those batch means, and their',
+    '  25th–75th percentiles.',
+    '- Asynchronous calls are measured **sequentially**, the primary measure: each call is awaited before the next',
+    '  starts, so the figure is one call\'s latency, trip to a worker thread and back included. As context, the same',
+    `  calls with ${IN_FLIGHT} in flight (elapsed time ÷ calls: the cost per call under load).`,
+    '- "CPU µs": this process\'s CPU time per call (all threads, user + system, `process.cpuUsage()`), median of the',
+    '  batches. Time spent idle waiting for a thread is left out; the kernel\'s (and a hypervisor\'s) work to wake',
+    '  that thread is not. "–" where the work runs in another process.',
+    '- The C floors, when a C compiler is found (`$CC`, default `cc`), are built with `-O2` on each run and time their own batches with',
+    '  `clock_gettime(CLOCK_MONOTONIC)` after an unreported warm-up batch, so process start-up is not counted.',
+    '- Calls use default options: numbers, not bigint; `diskUsage`\'s default 5000 ms timeout.',
   ].join('\n');
 }
 
@@ -154,25 +207,42 @@ function microseconds(value) {
 
 function resultsTable(results) {
   const lines = [
-    '| Approach | µs per call (median) | p25–p75 µs | Calls a batch | Returns |',
-    '|---|--:|--:|--:|---|',
+    '| Approach | µs per call (median) | p25–p75 µs | CPU µs per call | Calls a batch |',
+    '|---|--:|--:|--:|--:|',
   ];
   for (const row of results) {
     const label = row.context ? `${row.label} *(context)*` : row.label;
-    lines.push(`| ${label} | **${microseconds(row.medianUs)}** | ${microseconds(row.p25Us)}–${microseconds(row.p75Us)} | ${row.contender.calls} | ${row.returns} |`);
+    const cpu = row.cpuUs === undefined ? '–' : microseconds(row.cpuUs);
+    lines.push(`| ${label} | **${microseconds(row.medianUs)}** | ${microseconds(row.p25Us)}–${microseconds(row.p75Us)} | ${cpu} | ${row.contender.calls} |`);
   }
   return lines.join('\n');
 }
 
+function returnsList() {
+  return [
+    'What each returns:',
+    '',
+    ...RETURNS.map(({ who, what }) => `- ${who}: ${what}`),
+  ].join('\n');
+}
+
 function targetsTable(targets) {
   const lines = ['| Target | Measured | Limit | Result |', '|---|--:|--:|---|'];
-  for (const { what, ratio, limit } of targets) {
+  let anyUnsteady = false;
+  for (const { what, ratio, limit, unsteady, close } of targets) {
     if (ratio === undefined) {
       lines.push(`| ${what} | n/a | ≤ ${limit.toFixed(1)}× | skipped (no C floor) |`);
       continue;
     }
-    const result = ratio <= limit ? 'PASS' : `MISS by ${((ratio / limit - 1) * 100).toFixed(0)}%`;
-    lines.push(`| ${what} | ${ratio.toFixed(2)}× | ≤ ${limit.toFixed(1)}× | **${result}** |`);
+    const over = (ratio / limit - 1) * 100;
+    const result = ratio <= limit ? 'PASS' : `MISS by ${over < 10 ? over.toFixed(1) : over.toFixed(0)}%`;
+    const notes = [close && 'too close to call: the p25–p75 ranges overlap', unsteady && 'unsteady †'].filter(Boolean);
+    anyUnsteady ||= unsteady;
+    lines.push(`| ${what} | ${ratio.toFixed(2)}× | ≤ ${limit.toFixed(1)}× | **${result}**${notes.length ? ` (${notes.join('; ')})` : ''} |`);
+  }
+  if (anyUnsteady) {
+    lines.push('', `† A contender in this ratio had a p75 ÷ p25 spread above ${UNSTEADY_SPREAD}: its batches ran at more than one speed,`,
+      'so this verdict can flip between runs. See the reading below the table.');
   }
   return lines.join('\n');
 }
