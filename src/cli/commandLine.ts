@@ -2,13 +2,24 @@
 // way of getting it wrong can be tested without starting a process.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
+import { isLogLevel, LOG_LEVELS, type LogLevel } from '../mcp/logging.js';
 import type { DfOptions } from './df.js';
+
+/** How the MCP server runs. */
+export interface ServeOptions {
+  /** Milliseconds a file system has to answer. */
+  readonly probeTimeout: number;
+  /** The least severe level sent as notifications/message until the client sets one. */
+  readonly logLevel: LogLevel;
+  /** Longest message accepted, in bytes. */
+  readonly maxMessageBytes: number;
+}
 
 /** What the command line asks for. */
 export type Command =
   | { readonly kind: 'help' }
   | { readonly kind: 'version' }
-  | { readonly kind: 'serve' }
+  | { readonly kind: 'serve'; readonly options: ServeOptions }
   | { readonly kind: 'df'; readonly options: DfOptions };
 
 /** A command line that cannot be run: exit status 2, and a pointer to --help. */
@@ -17,14 +28,22 @@ export class UsageError extends Error {
 }
 
 const DEFAULT_TIMEOUT_MS = 5000;
+const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;  // setTimeout's ceiling, and the library's
 
 export const USAGE = `Usage: diskprobe [command] [options]
 
 Commands:
-  serve                 Run the MCP server on stdin and stdout (the default)
+  serve [options]       Run the MCP server on stdin and stdout (the default)
   df [options] [path…]  Show disk usage like df -hT: every mounted file system,
                         or the one holding each path
+
+Options for serve:
+  --probe-timeout <ms>  Give each file system this long to answer (default ${DEFAULT_TIMEOUT_MS})
+  --log-level <level>   Least severe log level sent to the client until it sets
+                        one: ${LOG_LEVELS.join(', ')} (default warning)
+  --max-message-bytes <n>
+                        Refuse longer messages with -32600 (default ${DEFAULT_MAX_MESSAGE_BYTES})
 
 Options for df:
   --json                Print exact JSON (integers, even above 2^53) instead of a table
@@ -43,6 +62,13 @@ answer, 2 if the command line was wrong.
 const GLOBAL_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
+} as const;
+
+const SERVE_OPTIONS = {
+  ...GLOBAL_OPTIONS,
+  'probe-timeout': { type: 'string' },
+  'log-level': { type: 'string' },
+  'max-message-bytes': { type: 'string' },
 } as const;
 
 const DF_OPTIONS = {
@@ -65,13 +91,33 @@ function strictParse<O extends NonNullable<ParseArgsConfig['options']>>(args: st
   }
 }
 
-function parseTimeout(text: string | undefined): number {
-  if (text === undefined) return DEFAULT_TIMEOUT_MS;
+function parseWholeNumber(text: string | undefined, option: string, fallback: number, max: number, unit: string): number {
+  if (text === undefined) return fallback;
   const value = /^\d+$/.test(text) ? Number(text) : NaN;
-  if (!(value >= 1 && value <= MAX_TIMEOUT_MS)) {
-    throw new UsageError(`option '--timeout' needs a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, not '${text}'`);
+  if (!(value >= 1 && value <= max)) {
+    throw new UsageError(`option '--${option}' needs a whole number of ${unit} from 1 to ${max}, not '${text}'`);
   }
   return value;
+}
+
+function parseTimeout(text: string | undefined, option = 'timeout'): number {
+  return parseWholeNumber(text, option, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, 'milliseconds');
+}
+
+function parseServe(args: string[]): Command {
+  const { values } = strictParse(args, SERVE_OPTIONS, false);
+  if (values.help === true) return { kind: 'help' };
+  if (values.version === true) return { kind: 'version' };
+  const level = values['log-level'] ?? 'warning';
+  if (!isLogLevel(level)) throw new UsageError(`option '--log-level' must be one of ${LOG_LEVELS.join(', ')}, not '${level}'`);
+  return {
+    kind: 'serve',
+    options: {
+      probeTimeout: parseTimeout(values['probe-timeout'], 'probe-timeout'),
+      logLevel: level,
+      maxMessageBytes: parseWholeNumber(values['max-message-bytes'], 'max-message-bytes', DEFAULT_MAX_MESSAGE_BYTES, 2 ** 31 - 1, 'bytes'),
+    },
+  };
 }
 
 function parseDf(args: string[]): Command {
@@ -85,27 +131,15 @@ function parseDf(args: string[]): Command {
 }
 
 /**
- * Reads `diskprobe [--help|--version] [command [command options]]`.
- * Throws UsageError for an unknown command or option or a bad value.
+ * Reads `diskprobe [serve] [serve options]`, `diskprobe df [df options] [path…]`
+ * and `diskprobe --help|--version`. Throws UsageError for an unknown command
+ * or option or a bad value.
  */
 export function parseCommandLine(args: readonly string[]): Command {
-  // The command is the first word that is not an option: global options come
-  // before it, the command's own after it.
-  const at = args.findIndex((arg) => !arg.startsWith('-'));
-  const leading = at < 0 ? [...args] : args.slice(0, at);
-  const { values } = strictParse(leading, GLOBAL_OPTIONS, false);
-  if (values.help === true) return { kind: 'help' };
-  if (values.version === true) return { kind: 'version' };
-  if (at < 0) return { kind: 'serve' };
-
-  const name = args[at]!;
-  const rest = args.slice(at + 1);
-  switch (name) {
-    case 'df':
-      return parseDf(rest);
-    case 'serve':
-      return { kind: 'serve' };
-    default:
-      throw new UsageError(`unknown command '${name}'`);
-  }
+  const [first, ...rest] = args;
+  if (first === 'df') return parseDf(rest);
+  if (first === 'serve') return parseServe(rest);
+  // No command: the server, which is what MCP hosts start (npx -y diskprobe).
+  if (first === undefined || first.startsWith('-')) return parseServe([...args]);
+  throw new UsageError(`unknown command '${first}'`);
 }

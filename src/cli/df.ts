@@ -5,7 +5,7 @@ import { type DiskUsage, diskUsage, listMounts, type Mount } from '../index.js';
 
 import { type DfRow, renderDfTable } from './dfTable.js';
 import { stringifyExact } from './exactJson.js';
-import { failureReason } from './failureReason.js';
+import { failureReason } from '../format/failureReason.js';
 
 export interface DfOptions {
   /** Exact JSON instead of the table. */

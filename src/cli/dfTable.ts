@@ -3,7 +3,7 @@
 // two can be compared line by line. Pure: rows in, text out.
 import type { DiskUsage } from '../index.js';
 
-import { humanSize } from './humanSize.js';
+import { humanSize } from '../format/humanSize.js';
 import { type Column, type Row, renderTable } from './table.js';
 
 /** One line of the table: a file system's usage, or a mount that did not answer in time. */

@@ -13,11 +13,6 @@ function packageVersion(): string {
   return manifest.version;
 }
 
-function notBuiltYet(what: string): number {
-  process.stderr.write(`diskprobe: ${what} is not built yet\n`);
-  return 2;
-}
-
 async function run(command: Command): Promise<number> {
   switch (command.kind) {
     case 'help':
@@ -26,8 +21,10 @@ async function run(command: Command): Promise<number> {
     case 'version':
       process.stdout.write(`${packageVersion()}\n`);
       return 0;
-    case 'serve':
-      return notBuiltYet('the MCP server');  // ← dispatch the MCP stdio server here (a bare `diskprobe` runs it too)
+    case 'serve': {
+      const { serve } = await import('./serve.js');
+      return serve(command.options);
+    }
     case 'df': {
       // The probes run in a child process (see dfIsolated.ts), which loads
       // the native addon; --help and --version never do.

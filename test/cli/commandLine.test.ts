@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { parseCommandLine, UsageError } from '../../dist/cli/commandLine.js';
-import { failureReason } from '../../dist/cli/failureReason.js';
+import { failureReason } from '../../dist/format/failureReason.js';
 
 const df = (fields: object = {}) => ({ kind: 'df', options: { json: false, inodes: false, timeout: 5000, paths: [], ...fields } });
 
@@ -21,9 +21,24 @@ describe('parseCommandLine', () => {
     expect(parseCommandLine(['--version'])).toEqual({ kind: 'version' });
   });
 
-  it('runs the server with no arguments or "serve"', () => {
-    expect(parseCommandLine([])).toEqual({ kind: 'serve' });
-    expect(parseCommandLine(['serve'])).toEqual({ kind: 'serve' });
+  it('runs the server with no arguments or "serve", with its options', () => {
+    const defaults = { probeTimeout: 5000, logLevel: 'warning', maxMessageBytes: 4 * 1024 * 1024 };
+    expect(parseCommandLine([])).toEqual({ kind: 'serve', options: defaults });
+    expect(parseCommandLine(['serve'])).toEqual({ kind: 'serve', options: defaults });
+    expect(parseCommandLine(['--probe-timeout', '250', '--log-level', 'debug', '--max-message-bytes', '1000'])).toEqual({
+      kind: 'serve',
+      options: { probeTimeout: 250, logLevel: 'debug', maxMessageBytes: 1000 },
+    });
+    expect(parseCommandLine(['serve', '--probe-timeout=9'])).toMatchObject({ options: { probeTimeout: 9 } });
+  });
+
+  it.each([
+    [['--probe-timeout', '0'], "option '--probe-timeout' needs a whole number of milliseconds from 1 to 2147483647, not '0'"],
+    [['serve', '--log-level', 'loud'], "option '--log-level' must be one of debug, info, notice, warning, error, critical, alert, emergency, not 'loud'"],
+    [['--max-message-bytes', 'lots'], "option '--max-message-bytes' needs a whole number of bytes from 1 to 2147483647, not 'lots'"],
+    [['serve', 'extra'], "unexpected argument 'extra'"],
+  ])('refuses bad server options: %j', (args, message) => {
+    expect(() => parseCommandLine(args)).toThrow(message);
   });
 
   it.each([

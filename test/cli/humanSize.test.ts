@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { humanSize } from '../../dist/cli/humanSize.js';
+import { humanSize } from '../../dist/format/humanSize.js';
 import { announceSkip } from '../helpers/system.js';
 
 const K = 1024n;

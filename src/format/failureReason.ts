@@ -1,4 +1,5 @@
-// What the df command says after "diskprobe: <path>: " when a probe fails.
+// Why a probe failed, in words for people: what the df command says after
+// "diskprobe: <path>: ", and what MCP tool results say after "<code>: <path>: ".
 // The library's messages are fs-style ("ENOENT: no such file or directory,
 // statvfs '/x'"); the path is already at the start of the line, so the code
 // and the syscall clause are dropped, as df drops them ("df: /x: No such

@@ -1,0 +1,141 @@
+// Routes framed lines to handlers and sends exactly one response per request
+// (none per notification). Knows JSON-RPC, not what the methods mean: which
+// methods exist, and whether a batch is allowed right now, are the caller's.
+import { ErrorCode, RpcError } from './errors.js';
+import { classify, errorResponse, type RequestId, type Response } from './messages.js';
+
+export interface RequestContext {
+  readonly id: RequestId;
+  /** Aborted when the client cancels the request (its response is then never sent). */
+  readonly signal: AbortSignal;
+}
+
+export interface DispatcherHandlers {
+  /** Answers a request; throws RpcError for a protocol error. */
+  request(method: string, params: Record<string, unknown> | undefined, context: RequestContext): unknown;
+  notification(method: string, params: Record<string, unknown> | undefined): void;
+  /** Whether a JSON array of messages (a batch) is accepted now. */
+  acceptsBatch(): boolean;
+  /** A handler threw something other than RpcError: a bug. Report it; the client gets -32603. */
+  internalError(error: unknown, method: string): void;
+}
+
+interface InFlight {
+  readonly controller: AbortController;
+  cancelled: boolean;
+}
+
+export class Dispatcher {
+  private readonly inFlight = new Map<RequestId, InFlight>();
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(
+    private readonly handlers: DispatcherHandlers,
+    private readonly send: (message: Response | Response[]) => void,
+  ) {}
+
+  /** Requests received and not yet answered. */
+  get pending(): number {
+    return this.inFlight.size;
+  }
+
+  /** Resolves once every request received so far has been answered. */
+  idle(): Promise<void> {
+    if (this.inFlight.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** One framed line of input. */
+  handleLine(line: string): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      this.send(errorResponse(null, RpcError.parseError((error as Error).message)));
+      return;
+    }
+    if (!Array.isArray(value)) {
+      void this.handleMessage(value).then((response) => response && this.send(response));
+      return;
+    }
+    // JSON-RPC 2.0 §6: an empty array is one invalid request, not an empty batch.
+    if (!this.handlers.acceptsBatch() || value.length === 0) {
+      const why = value.length === 0 ? 'an empty batch' : 'batches are not supported in this protocol version';
+      this.send(errorResponse(null, RpcError.invalidRequest(why)));
+      return;
+    }
+    void Promise.all(value.map((item) => this.handleMessage(item))).then((responses) => {
+      const answered = responses.filter((response): response is Response => response !== undefined);
+      if (answered.length > 0) this.send(answered);
+    });
+  }
+
+  /** A line over the size cap was skipped. */
+  handleOversized(bytes: number, limit: number): void {
+    this.send(errorResponse(null, RpcError.invalidRequest(`message of ${bytes} bytes exceeds the limit of ${limit} bytes`)));
+  }
+
+  /** A line that is not valid UTF-8. */
+  handleBadEncoding(): void {
+    this.send(errorResponse(null, RpcError.parseError('the line is not valid UTF-8')));
+  }
+
+  /** Cancels request `id` if it is in flight: its handler's signal aborts and no response is sent. */
+  cancel(id: RequestId, reason?: string): void {
+    const entry = this.inFlight.get(id);
+    if (!entry || entry.cancelled) return;
+    entry.cancelled = true;
+    entry.controller.abort(new Error(reason ?? 'cancelled by the client'));
+  }
+
+  private wakeIdleWaiters(): void {
+    if (this.inFlight.size > 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  private async handleMessage(value: unknown): Promise<Response | undefined> {
+    const classified = classify(value);
+    switch (classified.kind) {
+      case 'response':
+        return undefined;  // this server sends no requests, so answers to none are expected
+      case 'invalid':
+        return errorResponse(classified.id, classified.error);
+      case 'notification': {
+        const { method, params } = classified.message;
+        try {
+          this.handlers.notification(method, params as Record<string, unknown> | undefined);
+        } catch (error) {
+          if (!(error instanceof RpcError)) this.handlers.internalError(error, method);
+        }
+        return undefined;  // never answered, even when it fails
+      }
+      case 'request':
+        return this.handleRequest(classified.message.id, classified.message.method, classified.message.params);
+    }
+  }
+
+  private async handleRequest(id: RequestId, method: string, params: unknown): Promise<Response | undefined> {
+    if (this.inFlight.has(id)) {
+      return errorResponse(id, RpcError.invalidRequest(`id ${JSON.stringify(id)} is already in use by a request in progress`));
+    }
+    const entry: InFlight = { controller: new AbortController(), cancelled: false };
+    this.inFlight.set(id, entry);
+    let response: Response;
+    try {
+      const result = await this.handlers.request(method, params as Record<string, unknown> | undefined, { id, signal: entry.controller.signal });
+      response = { jsonrpc: '2.0', id, result: result ?? {} };
+    } catch (error) {
+      if (!(error instanceof RpcError)) this.handlers.internalError(error, method);
+      response = errorResponse(id, error instanceof RpcError ? error : RpcError.internal());
+    } finally {
+      this.inFlight.delete(id);
+      // After the response below is sent (a later microtask), not before.
+      if (this.inFlight.size === 0 && this.idleWaiters.length > 0) setImmediate(() => this.wakeIdleWaiters());
+    }
+    return entry.cancelled ? undefined : response;
+  }
+}
+
+export { ErrorCode };

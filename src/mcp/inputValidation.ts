@@ -1,0 +1,71 @@
+// Checks tool arguments against the tool's inputSchema: the schema shown to
+// the model is the schema enforced. Tools here use a small, flat subset of
+// JSON Schema (an object of string, boolean and number properties, with
+// enum, pattern, required and additionalProperties: false), and anything
+// else in a schema is refused when the tool is defined, not ignored.
+
+export interface PropertySchema {
+  readonly type: 'string' | 'boolean' | 'integer' | 'number';
+  readonly description: string;
+  readonly enum?: readonly string[];
+  readonly pattern?: string;
+}
+
+export interface ObjectSchema {
+  readonly type: 'object';
+  readonly properties: Readonly<Record<string, PropertySchema>>;
+  readonly required?: readonly string[];
+  readonly additionalProperties: false;
+}
+
+const KNOWN = new Set(['type', 'description', 'enum', 'pattern']);
+
+/** Throws if `schema` uses anything this validator would not enforce. */
+export function assertSupportedSchema(schema: ObjectSchema): void {
+  for (const [name, property] of Object.entries(schema.properties)) {
+    for (const key of Object.keys(property)) {
+      if (!KNOWN.has(key)) throw new Error(`inputSchema property "${name}" uses "${key}", which the validator does not enforce`);
+    }
+  }
+}
+
+/**
+ * The problems with `args` (an empty list when they are valid), each naming
+ * the argument and saying what is expected. `hints` adds advice to pattern
+ * failures, since a regular expression is a poor message.
+ */
+export function validateArguments(schema: ObjectSchema, args: unknown, hints: Readonly<Record<string, string>> = {}): string[] {
+  if (args === undefined) args = {};
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return ['"arguments" must be an object'];
+  const problems: string[] = [];
+  const given = args as Record<string, unknown>;
+  for (const name of schema.required ?? []) {
+    if (!Object.prototype.hasOwnProperty.call(given, name)) problems.push(`"${name}" is required`);
+  }
+  for (const [name, value] of Object.entries(given)) {
+    const property = Object.prototype.hasOwnProperty.call(schema.properties, name) ? schema.properties[name] : undefined;
+    if (property === undefined) {
+      problems.push(`unknown argument "${name}"; expected only ${Object.keys(schema.properties).map((key) => `"${key}"`).join(', ')}`);
+      continue;
+    }
+    const problem = checkValue(name, property, value, hints[name]);
+    if (problem) problems.push(problem);
+  }
+  return problems;
+}
+
+function checkValue(name: string, property: PropertySchema, value: unknown, hint: string | undefined): string | undefined {
+  const typeOk =
+    property.type === 'string' ? typeof value === 'string'
+    : property.type === 'boolean' ? typeof value === 'boolean'
+    : property.type === 'integer' ? Number.isInteger(value)
+    : typeof value === 'number' && Number.isFinite(value);
+  if (!typeOk) return `"${name}" must be ${property.type === 'integer' ? 'an' : 'a'} ${property.type}, not ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`;
+  if (property.enum && !property.enum.includes(value as string)) {
+    return `"${name}" must be one of ${property.enum.map((option) => JSON.stringify(option)).join(', ')}, not ${JSON.stringify(value)}`;
+  }
+  if (property.pattern && !new RegExp(property.pattern, 'u').test(value as string)) {
+    return `"${name}" is ${JSON.stringify(value)}: ${hint ?? `it must match ${property.pattern}`}`;
+  }
+  return undefined;
+}

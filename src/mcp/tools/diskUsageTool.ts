@@ -1,0 +1,50 @@
+// disk_usage: how full is the file system that holds a path.
+import { humanSize } from '../../format/humanSize.js';
+import { diskUsage } from '../../index.js';
+import type { Tool } from './tool.js';
+import { probeFailure } from './probeFailure.js';
+import { USAGE_SCHEMA, usageData } from './usageSchema.js';
+
+// Absolute on this platform: "/…", or on Windows "C:\…" or "\\server\share…".
+const ABSOLUTE = process.platform === 'win32' ? '^(?:[A-Za-z]:[\\\\/]|\\\\\\\\)' : '^/';
+
+export const diskUsageTool: Tool = {
+  name: 'disk_usage',
+  title: 'Disk usage of a path',
+  description:
+    'How full the file system holding a path is: its mount point and type, the percentage used, and used, available and total space. ' +
+    'Takes an absolute path to a mount point, directory or file. Use list_mounts to see every file system at once.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      path: { type: 'string', description: 'Absolute path of a mount point, directory or file, for example / or /data', pattern: ABSOLUTE },
+      unit: {
+        type: 'string',
+        enum: ['percent', 'mb'],
+        description: 'percent: only the percentage used (e.g. 27.0%); mb: only the free space in MB (e.g. 63794 MB free). Omit for the full summary.',
+      },
+    },
+    required: ['path'],
+    additionalProperties: false,
+  },
+  outputSchema: USAGE_SCHEMA,
+  hints: { path: 'use an absolute path, such as "/" or "/data"' },
+
+  async call(args, context) {
+    const path = args.path as string;
+    try {
+      const usage = await diskUsage(path, { timeout: context.probeTimeout, signal: context.signal });
+      let text: string;
+      if (args.unit === 'percent') text = `${usage.usedPercent.toFixed(1)}%`;
+      else if (args.unit === 'mb') text = `${Math.floor(usage.available / 2 ** 20)} MB free`;
+      else {
+        text =
+          `${usage.mountPoint ?? path} (${usage.fsType ?? 'unknown type'}): ${usage.usedPercent.toFixed(1)}% used, ` +
+          `${humanSize(usage.used)} used, ${humanSize(usage.available)} available, ${humanSize(usage.total)} total`;
+      }
+      return { text, structured: usageData(usage) };
+    } catch (error) {
+      return probeFailure(path, error, context.probeTimeout);
+    }
+  },
+};

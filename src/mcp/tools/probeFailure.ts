@@ -1,0 +1,12 @@
+// A failed probe as a tool result the model can act on: the code, the path
+// and the reason, e.g. "ENOENT: /data: no such file or directory" or
+// "ETIMEDOUT: /mnt/nfs: mount not responding after 5000 ms".
+import { failureReason } from '../../format/failureReason.js';
+import type { ToolResult } from './tool.js';
+
+export function probeFailure(path: string, error: unknown, timeoutMs: number): ToolResult {
+  const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : 'ERROR';
+  const reason = failureReason(error, timeoutMs);
+  const text = code === 'ETIMEDOUT' ? `ETIMEDOUT: ${path}: mount ${reason}` : `${code}: ${path}: ${reason}`;
+  return { text, isError: true };
+}

@@ -1,0 +1,34 @@
+// What a tool is: data the model sees, plus the handler that runs it.
+// Business failures come back as results with isError; protocol failures
+// are thrown as RpcError by the session, never by a tool.
+import type { ObjectSchema } from '../inputValidation.js';
+import type { LogLevel } from '../logging.js';
+
+export interface ToolContext {
+  /** Aborts when the client cancels the call. */
+  readonly signal: AbortSignal;
+  /** Milliseconds a file system has to answer (--probe-timeout). */
+  readonly probeTimeout: number;
+  /** Reports progress when the client asked for it (a no-op otherwise). */
+  progress(progress: number, total?: number, message?: string): void;
+  log(level: LogLevel, data: unknown): void;
+}
+
+export interface ToolResult {
+  /** What the model reads. */
+  readonly text: string;
+  /** The same, as data matching the tool's outputSchema (sent from 2025-06-18). */
+  readonly structured?: Record<string, unknown>;
+  readonly isError?: boolean;
+}
+
+export interface Tool {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly inputSchema: ObjectSchema;
+  readonly outputSchema?: Record<string, unknown>;
+  /** Advice added to a pattern failure of the named argument. */
+  readonly hints?: Readonly<Record<string, string>>;
+  call(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult>;
+}
