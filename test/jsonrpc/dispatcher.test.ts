@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+
+import { Dispatcher, type DispatcherHandlers } from '../../dist/jsonrpc/dispatcher.js';
+import { RpcError } from '../../dist/jsonrpc/errors.js';
+
+function setup(overrides: Partial<DispatcherHandlers> = {}) {
+  const sent: unknown[] = [];
+  const bugs: string[] = [];
+  const notifications: string[] = [];
+  const handlers: DispatcherHandlers = {
+    request: (method, params) => {
+      if (method === 'echo') return params ?? {};
+      if (method === 'slow') return new Promise((resolve) => setTimeout(() => resolve({ slow: true }), 20));
+      if (method === 'bad') throw RpcError.invalidParams('bad thing');
+      if (method === 'bug') throw new Error('secret detail');
+      throw RpcError.methodNotFound(method);
+    },
+    notification: (method) => void notifications.push(method),
+    acceptsBatch: () => false,
+    internalError: (error) => void bugs.push(String(error)),
+    ...overrides,
+  };
+  const dispatcher = new Dispatcher(handlers, (message) => void sent.push(message));
+  const settle = async (): Promise<void> => {
+    await dispatcher.idle();
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+  return { dispatcher, sent, bugs, notifications, settle };
+}
+
+describe('Dispatcher', () => {
+  it('answers a request once, echoing its id exactly, and never a notification', async () => {
+    const { dispatcher, sent, notifications, settle } = setup();
+    dispatcher.handleLine('{"jsonrpc":"2.0","id":"abc","method":"echo","params":{"x":1}}');
+    dispatcher.handleLine('{"jsonrpc":"2.0","id":0,"method":"echo"}');
+    dispatcher.handleLine('{"jsonrpc":"2.0","method":"note"}');
+    dispatcher.handleLine('{"jsonrpc":"2.0","method":"bad"}');
+    await settle();
+    expect(sent).toEqual([
+      { jsonrpc: '2.0', id: 'abc', result: { x: 1 } },
+      { jsonrpc: '2.0', id: 0, result: {} },
+    ]);
+    expect(notifications).toEqual(['note', 'bad']);
+  });
+
+  it.each([
+    ['not JSON', '{"jsonrpc":', null, -32700],
+    ['a bare scalar', '42', null, -32600],
+    ['a missing jsonrpc', '{"id":1,"method":"echo"}', 1, -32600],
+    ['a wrong jsonrpc', '{"jsonrpc":"1.0","id":"a","method":"echo"}', 'a', -32600],
+    ['a method that is not a string', '{"jsonrpc":"2.0","id":2,"method":7}', 2, -32600],
+    ['a float id', '{"jsonrpc":"2.0","id":1.5,"method":"echo"}', null, -32600],
+    ['a null id', '{"jsonrpc":"2.0","id":null,"method":"echo"}', null, -32600],
+    ['an object id', '{"jsonrpc":"2.0","id":{},"method":"echo"}', null, -32600],
+    ['scalar params', '{"jsonrpc":"2.0","id":3,"method":"echo","params":5}', 3, -32600],
+    ['an unknown method', '{"jsonrpc":"2.0","id":4,"method":"nope"}', 4, -32601],
+    ['a handler refusing params', '{"jsonrpc":"2.0","id":5,"method":"bad"}', 5, -32602],
+  ])('answers %s with the right code and id', async (_, line, id, code) => {
+    const { dispatcher, sent, settle } = setup();
+    dispatcher.handleLine(line);
+    await settle();
+    expect(sent).toEqual([{ jsonrpc: '2.0', id, error: expect.objectContaining({ code, message: expect.any(String) }) }]);
+  });
+
+  it('hides a bug behind -32603 and reports the details', async () => {
+    const { dispatcher, sent, bugs, settle } = setup();
+    dispatcher.handleLine('{"jsonrpc":"2.0","id":9,"method":"bug"}');
+    await settle();
+    expect(sent).toEqual([{ jsonrpc: '2.0', id: 9, error: { code: -32603, message: 'Internal error' } }]);
+    expect(bugs.join()).toContain('secret detail');
+  });
+
+  it('refuses batches unless told otherwise, and empty ones always', async () => {
+    const { dispatcher, sent, settle } = setup();
+    dispatcher.handleLine('[{"jsonrpc":"2.0","id":1,"method":"echo"}]');
+    await settle();
+    expect(sent).toEqual([{ jsonrpc: '2.0', id: null, error: expect.objectContaining({ code: -32600 }) }]);
+
+    const batching = setup({ acceptsBatch: () => true });
+    batching.dispatcher.handleLine('[]');
+    batching.dispatcher.handleLine('[{"jsonrpc":"2.0","id":1,"method":"echo"},{"jsonrpc":"2.0","method":"note"},{"bad":1},{"jsonrpc":"2.0","id":2,"method":"slow"}]');
+    batching.dispatcher.handleLine('[{"jsonrpc":"2.0","method":"note"}]');
+    await batching.settle();
+    expect(batching.sent).toEqual([
+      { jsonrpc: '2.0', id: null, error: expect.objectContaining({ code: -32600 }) },
+      [
+        { jsonrpc: '2.0', id: 1, result: {} },
+        { jsonrpc: '2.0', id: null, error: expect.objectContaining({ code: -32600 }) },
+        { jsonrpc: '2.0', id: 2, result: { slow: true } },
+      ],
+    ]);
+  });
+
+  it('sends nothing for a cancelled request, and aborts its signal', async () => {
+    let seen: AbortSignal | undefined;
+    const { dispatcher, sent, settle } = setup({
+      request: (_method, _params, context) => {
+        seen = context.signal;
+        return new Promise((resolve) => context.signal.addEventListener('abort', () => resolve('late')));
+      },
+    });
+    dispatcher.handleLine('{"jsonrpc":"2.0","id":"c","method":"wait"}');
+    dispatcher.cancel('c', 'user pressed stop');
+    dispatcher.cancel('unknown');
+    await settle();
+    expect(seen?.aborted).toBe(true);
+    expect(sent).toEqual([]);
+  });
+
+  it('refuses an id already in flight', async () => {
+    const { dispatcher, sent, settle } = setup();
+    dispatcher.handleLine('{"jsonrpc":"2.0","id":1,"method":"slow"}');
+    dispatcher.handleLine('{"jsonrpc":"2.0","id":1,"method":"echo"}');
+    await settle();
+    expect(sent).toEqual([
+      { jsonrpc: '2.0', id: 1, error: expect.objectContaining({ code: -32600, message: expect.stringContaining('already in use') }) },
+      { jsonrpc: '2.0', id: 1, result: { slow: true } },
+    ]);
+  });
+
+  it('resolves idle() only after the last response is sent', async () => {
+    const { dispatcher, sent } = setup();
+    dispatcher.handleLine('{"jsonrpc":"2.0","id":1,"method":"slow"}');
+    dispatcher.handleLine('{"jsonrpc":"2.0","id":2,"method":"echo"}');
+    await dispatcher.idle();
+    expect(sent).toHaveLength(2);
+  });
+
+  it('ignores responses: this server asks nothing', async () => {
+    const { dispatcher, sent, settle } = setup();
+    dispatcher.handleLine('{"jsonrpc":"2.0","id":1,"result":{}}');
+    await settle();
+    expect(sent).toEqual([]);
+  });
+
+  it('answers the cap and encoding problems the framing reports', () => {
+    const { dispatcher, sent } = setup();
+    dispatcher.handleOversized(5000, 1000);
+    dispatcher.handleBadEncoding();
+    expect(sent).toEqual([
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: message of 5000 bytes exceeds the limit of 1000 bytes' } },
+      { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the line is not valid UTF-8' } },
+    ]);
+  });
+});
