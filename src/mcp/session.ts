@@ -6,10 +6,13 @@ import { RpcError } from '../jsonrpc/errors.js';
 import { isRequestId, type RequestId } from '../jsonrpc/messages.js';
 import { backend, onMountEvent } from '../index.js';
 import { isLogLevel, type LogLevel, McpLogger } from './logging.js';
+import { complete } from './completion.js';
+import { getPrompt, listPrompts } from './prompts.js';
+import { listResources, listResourceTemplates, readResource } from './resources.js';
 import { describeTool, toolResult } from './toolWire.js';
 import { validateArguments } from './inputValidation.js';
-import type { Tool } from './tools/tool.js';
-import { LATEST_PROTOCOL_VERSION, negotiateProtocolVersion, type ProtocolVersion, VERSION_RULES } from './versions.js';
+import type { Tool, ToolContext } from './tools/tool.js';
+import { LATEST_PROTOCOL_VERSION, negotiateProtocolVersion, type ProtocolVersion, VERSION_RULES, type VersionRules } from './versions.js';
 
 export type SessionState = 'awaitingInitialize' | 'awaitingInitialized' | 'ready';
 
@@ -63,6 +66,12 @@ export class McpSession implements DispatcherHandlers {
       ['tools/list', (params) => this.listTools(params)],
       ['tools/call', (params, context) => this.callTool(params, context)],
       ['logging/setLevel', (params) => this.setLogLevel(params)],
+      ['resources/list', (params, context) => listResources(params, this.rules, options.probeTimeout, context.signal)],
+      ['resources/templates/list', () => listResourceTemplates(this.rules)],
+      ['resources/read', (params, context) => readResource(params, this.toolContext(context, undefined))],
+      ['prompts/list', () => listPrompts(this.rules)],
+      ['prompts/get', (params) => getPrompt(params)],
+      ['completion/complete', (params, context) => complete(params, options.probeTimeout, context.signal)],
     ]);
   }
 
@@ -72,6 +81,10 @@ export class McpSession implements DispatcherHandlers {
 
   get version(): ProtocolVersion {
     return this.protocolVersion;
+  }
+
+  private get rules(): VersionRules {
+    return VERSION_RULES[this.protocolVersion];
   }
 
   close(): void {
@@ -87,6 +100,8 @@ export class McpSession implements DispatcherHandlers {
     if (method === 'ping') return {};  // in every state (basic/utilities/ping.mdx)
     const handler = this.methods.get(method);
     if (handler === undefined) throw RpcError.methodNotFound(method);
+    // A capability not declared in this version: its methods do not exist (seed §3).
+    if (method === 'completion/complete' && !this.rules.completions && this.state !== 'awaitingInitialize') throw RpcError.methodNotFound(method);
     if (method === 'initialize') {
       if (this.state !== 'awaitingInitialize') throw RpcError.invalidRequest('initialize was already received; a session is initialized once');
     } else if (this.state === 'awaitingInitialize') {
@@ -129,7 +144,13 @@ export class McpSession implements DispatcherHandlers {
     this.state = 'awaitingInitialized';
     return {
       protocolVersion: this.protocolVersion,
-      capabilities: { tools: { listChanged: false }, logging: {} },
+      capabilities: {
+        tools: { listChanged: false },
+        resources: { subscribe: false, listChanged: false },
+        prompts: { listChanged: false },
+        logging: {},
+        ...(this.rules.completions && { completions: {} }),
+      },
       serverInfo: { name: 'diskprobe', version: this.options.serverVersion },
       instructions: INSTRUCTIONS,
     };
@@ -157,15 +178,26 @@ export class McpSession implements DispatcherHandlers {
     }
     const meta = params._meta as { progressToken?: unknown } | undefined;
     const token = meta !== null && typeof meta === 'object' && isRequestId(meta.progressToken) ? meta.progressToken : undefined;
-    let answered = false;
+    const toolContext = this.toolContext(context, token);
+    try {
+      return toolResult(await tool.call((params.arguments ?? {}) as Params, toolContext), rules);
+    } finally {
+      toolContext.answered = true;
+    }
+  }
+
+  /** What a tool (or resource) gets to work with; progress goes out only if the client sent a token. */
+  private toolContext(context: RequestContext, token: RequestId | undefined): ToolContext & { answered: boolean } {
+    const rules = this.rules;
     let last = -Infinity;
-    const result = await tool.call((params.arguments ?? {}) as Params, {
+    const toolContext = {
+      answered: false,
       signal: context.signal,
       probeTimeout: this.options.probeTimeout,
-      log: (level, data) => this.logger.log(level, data),
-      progress: (progress, total, message) => {
+      log: (level: LogLevel, data: unknown) => this.logger.log(level, data),
+      progress: (progress: number, total?: number, message?: string) => {
         // Increasing, and none after the response (basic/utilities/progress.mdx).
-        if (token === undefined || answered || progress <= last || context.signal.aborted) return;
+        if (token === undefined || toolContext.answered || progress <= last || context.signal.aborted) return;
         last = progress;
         this.options.notify({
           method: 'notifications/progress',
@@ -177,9 +209,8 @@ export class McpSession implements DispatcherHandlers {
           },
         });
       },
-    });
-    answered = true;
-    return toolResult(result, rules);
+    };
+    return toolContext;
   }
 
   private setLogLevel(params: Params): unknown {

@@ -166,3 +166,71 @@ describe('McpSession utilities', () => {
     expect(out.some((m) => (m as { id?: string }).id === 'long')).toBe(false);
   });
 });
+
+describe('McpSession resources, prompts and completion', () => {
+  it('declares them, with completions from 2025-03-26', async () => {
+    for (const version of PROTOCOL_VERSIONS) {
+      const { result } = await connect().request('initialize', { protocolVersion: version });
+      expect(result.capabilities).toEqual({
+        tools: { listChanged: false },
+        resources: { subscribe: false, listChanged: false },
+        prompts: { listChanged: false },
+        logging: {},
+        ...(version >= '2025-03-26' && { completions: {} }),
+      });
+    }
+    const old = await ready('2024-11-05');
+    expect((await old.request('completion/complete', { ref: { type: 'ref/prompt', name: 'disk_report' }, argument: { name: 'path', value: '/' } })).error.code).toBe(-32601);
+  });
+
+  it('pages resources/list with an opaque cursor, and refuses a made-up one', async () => {
+    const { request } = await ready('2025-11-25');
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const { result } = await request('resources/list', cursor === undefined ? {} : { cursor });
+      expect(result.resources.length).toBeLessThanOrEqual(10);
+      seen.push(...result.resources.map((r: { uri: string }) => r.uri));
+      cursor = result.nextCursor;
+    } while (cursor !== undefined);
+    expect(seen[0]).toBe('disk://mounts');
+    expect(seen).toContain('disk://usage//');
+    expect(new Set(seen).size).toBe(seen.length);
+    expect((await request('resources/list', { cursor: 'bm9wZQ' })).error.code).toBe(-32602);
+  });
+
+  it('reads disk://mounts and disk://usage/{+path}, and answers -32002 with the uri for an unknown one', async () => {
+    const { request } = await ready('2025-11-25');
+    const mounts = JSON.parse((await request('resources/read', { uri: 'disk://mounts' })).result.contents[0].text);
+    expect(mounts.mounts.map((m: { mountPoint: string }) => m.mountPoint)).toContain('/');
+    const [content] = (await request('resources/read', { uri: 'disk://usage//' })).result.contents;
+    expect(content).toMatchObject({ uri: 'disk://usage//', mimeType: 'application/json' });
+    expect(JSON.parse(content.text)).toMatchObject({ path: '/', mountPoint: '/' });
+    for (const uri of ['disk://elsewhere', 'disk://usage/relative', 'disk://usage//no/such/path', 'file:///etc']) {
+      expect((await request('resources/read', { uri })).error).toEqual({ code: -32002, message: `Resource not found: ${uri}`, data: { uri } });
+    }
+    expect((await request('resources/templates/list')).result.resourceTemplates[0].uriTemplate).toBe('disk://usage/{+path}');
+  });
+
+  it('renders disk_report, with or without a path, and refuses a relative one', async () => {
+    const { request } = await ready('2025-06-18');
+    expect((await request('prompts/list')).result.prompts[0]).toMatchObject({ name: 'disk_report', title: 'Disk usage report', arguments: [{ name: 'path', required: false }] });
+    const focused = (await request('prompts/get', { name: 'disk_report', arguments: { path: '/var' } })).result;
+    expect(focused.messages[0]).toMatchObject({ role: 'user', content: { type: 'text', text: expect.stringContaining('/var') } });
+    expect((await request('prompts/get', { name: 'disk_report' })).result.messages[0].content.text).toContain('list_mounts');
+    expect((await request('prompts/get', { name: 'disk_report', arguments: { path: 'var' } })).error.code).toBe(-32602);
+    expect((await request('prompts/get', { name: 'other' })).error.code).toBe(-32602);
+  });
+
+  it('completes paths from mount points and directories, for the prompt and the template', async () => {
+    const { request } = await ready('2025-11-25');
+    const prompt = await request('completion/complete', { ref: { type: 'ref/prompt', name: 'disk_report' }, argument: { name: 'path', value: '/us' } });
+    expect(prompt.result.completion).toEqual({ values: ['/usr'], total: 1, hasMore: false });
+    const template = await request('completion/complete', { ref: { type: 'ref/resource', uri: 'disk://usage/{+path}' }, argument: { name: 'path', value: '/dev/s' } });
+    expect(template.result.completion.values).toContain('/dev/shm');
+    const many = await request('completion/complete', { ref: { type: 'ref/prompt', name: 'disk_report' }, argument: { name: 'path', value: '/usr/share/' } });
+    expect(many.result.completion.values.length).toBeLessThanOrEqual(100);
+    expect(many.result.completion.hasMore).toBe(many.result.completion.total > 100);
+    expect((await request('completion/complete', { ref: { type: 'ref/prompt', name: 'disk_report' }, argument: { name: 'other', value: '' } })).error.code).toBe(-32602);
+  });
+});

@@ -1,0 +1,97 @@
+// Resources: disk://mounts (what list_mounts reports, as JSON) and the
+// template disk://usage/{+path} (the usage of one path). resources/list is
+// paginated with an opaque cursor (server/utilities/pagination.mdx).
+import { RpcError } from '../jsonrpc/errors.js';
+import { diskUsage, listMounts } from '../index.js';
+import { failureReason } from '../format/failureReason.js';
+import { listMountsTool } from './tools/listMountsTool.js';
+import { usageData } from './tools/usageSchema.js';
+import type { ToolContext } from './tools/tool.js';
+import type { VersionRules } from './versions.js';
+
+export const MOUNTS_URI = 'disk://mounts';
+export const USAGE_PREFIX = 'disk://usage/';
+export const USAGE_TEMPLATE = 'disk://usage/{+path}';
+/** Resources per page of resources/list. */
+export const PAGE_SIZE = 10;
+/** A probe failed for a reason other than a missing path (e.g. a dead mount). Server-defined, in JSON-RPC's -32000..-32099. */
+export const PROBE_FAILED = -32000;
+
+/** The URI of a path's usage: RFC 6570 reserved expansion keeps "/" and percent-encodes the rest. */
+export function usageUri(path: string): string {
+  return USAGE_PREFIX + encodeURI(path).replace(/[?#]/g, (c) => encodeURIComponent(c));
+}
+
+function withTitle(rules: VersionRules, title: string): { title?: string } {
+  return rules.structuredOutput ? { title } : {};
+}
+
+/** Cursors are opaque to clients; here, the offset of the next page, base64url-encoded with a tag. */
+function encodeCursor(offset: number): string {
+  return Buffer.from(`diskprobe:${offset}`).toString('base64url');
+}
+
+function decodeCursor(cursor: unknown): number {
+  if (cursor === undefined) return 0;
+  const match = typeof cursor === 'string' ? /^diskprobe:(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString()) : null;
+  if (!match) throw RpcError.invalidParams(`unknown cursor ${JSON.stringify(cursor)}: pass back a nextCursor exactly as received`);
+  return Number(match[1]);
+}
+
+export async function listResources(params: Record<string, unknown>, rules: VersionRules, timeout: number, signal: AbortSignal): Promise<unknown> {
+  const offset = decodeCursor(params.cursor);
+  const mounts = await listMounts({ timeout, signal });
+  const all = [
+    { uri: MOUNTS_URI, name: 'mounts', ...withTitle(rules, 'Mounted file systems'), description: 'Every mounted file system with its usage (what list_mounts reports), as JSON', mimeType: 'application/json' },
+    ...mounts.map((mount) => ({
+      uri: usageUri(mount.mountPoint),
+      name: `usage of ${mount.mountPoint}`,
+      ...withTitle(rules, `Disk usage of ${mount.mountPoint}`),
+      description: `Usage of the ${mount.fsType} file system mounted at ${mount.mountPoint}, as JSON`,
+      mimeType: 'application/json',
+    })),
+  ];
+  if (offset > all.length) throw RpcError.invalidParams('the cursor points past the end of the list; start again without one');
+  const page = all.slice(offset, offset + PAGE_SIZE);
+  return { resources: page, ...(offset + PAGE_SIZE < all.length && { nextCursor: encodeCursor(offset + PAGE_SIZE) }) };
+}
+
+export function listResourceTemplates(rules: VersionRules): unknown {
+  return {
+    resourceTemplates: [
+      {
+        uriTemplate: USAGE_TEMPLATE,
+        name: 'usage',
+        ...withTitle(rules, 'Disk usage of a path'),
+        description: 'The usage of the file system holding an absolute path, e.g. disk://usage//data for /data, as JSON',
+        mimeType: 'application/json',
+      },
+    ],
+  };
+}
+
+export async function readResource(params: Record<string, unknown>, context: ToolContext): Promise<unknown> {
+  const { uri } = params;
+  if (typeof uri !== 'string') throw RpcError.invalidParams('resources/read needs params.uri');
+  if (uri === MOUNTS_URI) {
+    const listed = await listMountsTool.call({}, context);
+    return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(listed.structured) }] };
+  }
+  if (!uri.startsWith(USAGE_PREFIX)) throw RpcError.resourceNotFound(uri);
+  let path: string;
+  try {
+    path = decodeURI(uri.slice(USAGE_PREFIX.length));
+  } catch {
+    throw RpcError.resourceNotFound(uri);
+  }
+  if (!path.startsWith('/') && !/^[A-Za-z]:[\\/]/.test(path)) throw RpcError.resourceNotFound(uri);
+  try {
+    const usage = await diskUsage(path, { timeout: context.probeTimeout, signal: context.signal });
+    return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(usageData(usage)) }] };
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw RpcError.resourceNotFound(uri);
+    if ((error as Error).name === 'AbortError') throw error;
+    throw new RpcError(PROBE_FAILED, `${String(code)}: ${path}: ${failureReason(error, context.probeTimeout)}`, { uri, code });
+  }
+}
