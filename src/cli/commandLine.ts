@@ -13,6 +13,8 @@ export interface ServeOptions {
   readonly logLevel: LogLevel;
   /** Longest message accepted, in bytes. */
   readonly maxMessageBytes: number;
+  /** Directories the server may report on (--root, repeatable); empty for all. */
+  readonly roots: readonly string[];
 }
 
 /** What the command line asks for. */
@@ -44,6 +46,8 @@ Options for serve:
                         one: ${LOG_LEVELS.join(', ')} (default warning)
   --max-message-bytes <n>
                         Refuse longer messages with -32600 (default ${DEFAULT_MAX_MESSAGE_BYTES})
+  --root <dir>          Report only on paths under <dir> (symlinks resolved);
+                        repeat for several. Default: every path
 
 Options for df:
   --json                Print exact JSON (integers, even above 2^53) instead of a table
@@ -69,6 +73,7 @@ const SERVE_OPTIONS = {
   'probe-timeout': { type: 'string' },
   'log-level': { type: 'string' },
   'max-message-bytes': { type: 'string' },
+  root: { type: 'string', multiple: true },
 } as const;
 
 const DF_OPTIONS = {
@@ -116,6 +121,7 @@ function parseServe(args: string[]): Command {
       probeTimeout: parseTimeout(values['probe-timeout'], 'probe-timeout'),
       logLevel: level,
       maxMessageBytes: parseWholeNumber(values['max-message-bytes'], 'max-message-bytes', DEFAULT_MAX_MESSAGE_BYTES, 2 ** 31 - 1, 'bytes'),
+      roots: values.root ?? [],
     },
   };
 }

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 
 import { Dispatcher } from '../jsonrpc/dispatcher.js';
+import { RootPolicy } from '../mcp/roots.js';
 import { McpSession } from '../mcp/session.js';
 import { diskUsageTool } from '../mcp/tools/diskUsageTool.js';
 import { listMountsTool } from '../mcp/tools/listMountsTool.js';
@@ -24,6 +25,13 @@ export function packageVersion(): string {
 
 /** Serves until stdin ends (or SIGTERM/SIGINT), answers what was received, and resolves with the exit status. */
 export async function serve(options: ServeOptions): Promise<number> {
+  let roots: RootPolicy;
+  try {
+    roots = new RootPolicy(options.roots);
+  } catch (error) {
+    process.stderr.write(`diskprobe: ${(error as Error).message}\n`);
+    return 2;
+  }
   keepConsoleOffStdout();
   const transport = new StdioTransport({ input: process.stdin, output: process.stdout, maxMessageBytes: options.maxMessageBytes });
   // The host is gone (EPIPE): nobody is left to answer, so leave quietly.
@@ -36,6 +44,7 @@ export async function serve(options: ServeOptions): Promise<number> {
     serverVersion: packageVersion(),
     tools: [diskUsageTool, listMountsTool, systemInfoTool],
     probeTimeout: options.probeTimeout,
+    roots,
     logLevel: options.logLevel,
     notify: (notification) => transport.send({ jsonrpc: '2.0', ...notification }),
     cancel: (id, reason) => dispatcher?.cancel(id, reason),

@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { RpcError } from '../jsonrpc/errors.js';
 import { listMounts, stuckMounts } from '../index.js';
 import { USAGE_TEMPLATE } from './resources.js';
+import type { RootPolicy } from './roots.js';
 
 /** The spec's limit on values per answer. */
 const MAX_VALUES = 100;
@@ -16,7 +17,7 @@ function completesPath(ref: Record<string, unknown>, argument: string): boolean 
   return (ref.type === 'ref/prompt' && ref.name === 'disk_report') || (ref.type === 'ref/resource' && ref.uri === USAGE_TEMPLATE);
 }
 
-export async function complete(params: Record<string, unknown>, timeout: number, signal: AbortSignal): Promise<unknown> {
+export async function complete(params: Record<string, unknown>, roots: RootPolicy, timeout: number, signal: AbortSignal): Promise<unknown> {
   const ref = params.ref as Record<string, unknown> | undefined;
   const argument = params.argument as { name?: unknown; value?: unknown } | undefined;
   if (typeof ref !== 'object' || ref === null || typeof argument !== 'object' || argument === null || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
@@ -41,6 +42,6 @@ export async function complete(params: Record<string, unknown>, timeout: number,
       // Not a directory, or unreadable: the mount points are the answer.
     }
   }
-  const values = [...found].sort();
+  const values = [...found].filter((path) => roots.allowsByName(path) || roots.showsMount(path)).sort();
   return { completion: { values: values.slice(0, MAX_VALUES), total: values.length, hasMore: values.length > MAX_VALUES } };
 }

@@ -38,9 +38,9 @@ function decodeCursor(cursor: unknown): number {
   return Number(match[1]);
 }
 
-export async function listResources(params: Record<string, unknown>, rules: VersionRules, timeout: number, signal: AbortSignal): Promise<unknown> {
+export async function listResources(params: Record<string, unknown>, rules: VersionRules, context: ToolContext): Promise<unknown> {
   const offset = decodeCursor(params.cursor);
-  const mounts = await listMounts({ timeout, signal });
+  const mounts = (await listMounts({ timeout: context.probeTimeout, signal: context.signal })).filter((mount) => context.roots.showsMount(mount.mountPoint));
   const all = [
     { uri: MOUNTS_URI, name: 'mounts', ...withTitle(rules, 'Mounted file systems'), description: 'Every mounted file system with its usage (what list_mounts reports), as JSON', mimeType: 'application/json' },
     ...mounts.map((mount) => ({
@@ -87,10 +87,14 @@ export async function readResource(params: Record<string, unknown>, context: Too
   if (!path.startsWith('/') && !/^[A-Za-z]:[\\/]/.test(path)) throw RpcError.resourceNotFound(uri);
   try {
     const usage = await diskUsage(path, { timeout: context.probeTimeout, signal: context.signal });
+    if (!context.roots.allows(path)) throw RpcError.resourceNotFound(uri);
     return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(usageData(usage)) }] };
   } catch (error) {
+    if (error instanceof RpcError) throw error;
     const code = (error as { code?: unknown }).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw RpcError.resourceNotFound(uri);
+    // Outside the roots reads as not found, whether or not the path exists.
+    const allowed = code === 'ETIMEDOUT' ? context.roots.allowsByName(path) : context.roots.allows(path);
+    if (!allowed || code === 'ENOENT' || code === 'ENOTDIR') throw RpcError.resourceNotFound(uri);
     if ((error as Error).name === 'AbortError') throw error;
     throw new RpcError(PROBE_FAILED, `${String(code)}: ${path}: ${failureReason(error, context.probeTimeout)}`, { uri, code });
   }

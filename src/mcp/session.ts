@@ -11,6 +11,7 @@ import { getPrompt, listPrompts } from './prompts.js';
 import { listResources, listResourceTemplates, readResource } from './resources.js';
 import { describeTool, toolResult } from './toolWire.js';
 import { validateArguments } from './inputValidation.js';
+import type { RootPolicy } from './roots.js';
 import type { Tool, ToolContext } from './tools/tool.js';
 import { LATEST_PROTOCOL_VERSION, negotiateProtocolVersion, type ProtocolVersion, VERSION_RULES, type VersionRules } from './versions.js';
 
@@ -26,6 +27,8 @@ export interface SessionOptions {
   readonly tools: readonly Tool[];
   /** Milliseconds a file system has to answer. */
   readonly probeTimeout: number;
+  /** The --root allowlist (no roots: every path). */
+  readonly roots: RootPolicy;
   readonly logLevel: LogLevel;
   /** Sends a notification to the client. */
   readonly notify: (notification: Notification) => void;
@@ -66,12 +69,12 @@ export class McpSession implements DispatcherHandlers {
       ['tools/list', (params) => this.listTools(params)],
       ['tools/call', (params, context) => this.callTool(params, context)],
       ['logging/setLevel', (params) => this.setLogLevel(params)],
-      ['resources/list', (params, context) => listResources(params, this.rules, options.probeTimeout, context.signal)],
+      ['resources/list', (params, context) => listResources(params, this.rules, this.toolContext(context, undefined))],
       ['resources/templates/list', () => listResourceTemplates(this.rules)],
       ['resources/read', (params, context) => readResource(params, this.toolContext(context, undefined))],
       ['prompts/list', () => listPrompts(this.rules)],
       ['prompts/get', (params) => getPrompt(params)],
-      ['completion/complete', (params, context) => complete(params, options.probeTimeout, context.signal)],
+      ['completion/complete', (params, context) => complete(params, options.roots, options.probeTimeout, context.signal)],
     ]);
   }
 
@@ -194,6 +197,7 @@ export class McpSession implements DispatcherHandlers {
       answered: false,
       signal: context.signal,
       probeTimeout: this.options.probeTimeout,
+      roots: this.options.roots,
       log: (level: LogLevel, data: unknown) => this.logger.log(level, data),
       progress: (progress: number, total?: number, message?: string) => {
         // Increasing, and none after the response (basic/utilities/progress.mdx).

@@ -22,12 +22,12 @@ describe('parseCommandLine', () => {
   });
 
   it('runs the server with no arguments or "serve", with its options', () => {
-    const defaults = { probeTimeout: 5000, logLevel: 'warning', maxMessageBytes: 4 * 1024 * 1024 };
+    const defaults = { probeTimeout: 5000, logLevel: 'warning', maxMessageBytes: 4 * 1024 * 1024, roots: [] };
     expect(parseCommandLine([])).toEqual({ kind: 'serve', options: defaults });
     expect(parseCommandLine(['serve'])).toEqual({ kind: 'serve', options: defaults });
-    expect(parseCommandLine(['--probe-timeout', '250', '--log-level', 'debug', '--max-message-bytes', '1000'])).toEqual({
+    expect(parseCommandLine(['--probe-timeout', '250', '--log-level', 'debug', '--max-message-bytes', '1000', '--root', '/a', '--root=/b'])).toEqual({
       kind: 'serve',
-      options: { probeTimeout: 250, logLevel: 'debug', maxMessageBytes: 1000 },
+      options: { probeTimeout: 250, logLevel: 'debug', maxMessageBytes: 1000, roots: ['/a', '/b'] },
     });
     expect(parseCommandLine(['serve', '--probe-timeout=9'])).toMatchObject({ options: { probeTimeout: 9 } });
   });

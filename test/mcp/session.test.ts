@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { Dispatcher } from '../../dist/jsonrpc/dispatcher.js';
+import { RootPolicy } from '../../dist/mcp/roots.js';
 import { McpSession, type Notification } from '../../dist/mcp/session.js';
 import type { Tool } from '../../dist/mcp/tools/tool.js';
 import { PROTOCOL_VERSIONS } from '../../dist/mcp/versions.js';
@@ -26,12 +27,13 @@ const slowTool: Tool = {
   },
 };
 
-function connect(logLevel: 'warning' | 'debug' = 'warning') {
+function connect(logLevel: 'warning' | 'debug' = 'warning', tools: Tool[] = [slowTool], roots: string[] = []) {
   const out: unknown[] = [];
   let dispatcher: Dispatcher;
   const session = new McpSession({
     serverVersion: '9.9.9',
-    tools: [slowTool],
+    tools,
+    roots: new RootPolicy(roots),
     probeTimeout: 1000,
     logLevel,
     notify: (notification: Notification) => void out.push({ jsonrpc: '2.0', ...notification }),

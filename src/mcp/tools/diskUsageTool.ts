@@ -32,8 +32,10 @@ export const diskUsageTool: Tool = {
 
   async call(args, context) {
     const path = args.path as string;
+    const { roots } = context;
     try {
       const usage = await diskUsage(path, { timeout: context.probeTimeout, signal: context.signal });
+      if (!roots.allows(path)) return { text: roots.refusal(path), isError: true };
       let text: string;
       if (args.unit === 'percent') text = `${usage.usedPercent.toFixed(1)}%`;
       else if (args.unit === 'mb') text = `${Math.floor(usage.available / 2 ** 20)} MB free`;
@@ -44,7 +46,10 @@ export const diskUsageTool: Tool = {
       }
       return { text, structured: usageData(usage) };
     } catch (error) {
-      return probeFailure(path, error, context.probeTimeout);
+      // Refused the same way whether it exists or not; a dead mount's paths go by name.
+      const code = (error as { code?: unknown }).code;
+      const allowed = code === 'ETIMEDOUT' ? roots.allowsByName(path) : roots.allows(path);
+      return allowed ? probeFailure(path, error, context.probeTimeout) : { text: roots.refusal(path), isError: true };
     }
   },
 };

@@ -45,7 +45,7 @@ export const listMountsTool: Tool = {
 
   async call(args, context) {
     const { probeTimeout: timeout, signal } = context;
-    const mounts = await listMounts({ all: args.all === true, timeout, signal });
+    const mounts = (await listMounts({ all: args.all === true, timeout, signal })).filter((mount) => context.roots.showsMount(mount.mountPoint));
     let done = 0;
     context.progress(0, mounts.length);
     const outcomes = await Promise.all(

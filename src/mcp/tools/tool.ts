@@ -3,12 +3,15 @@
 // are thrown as RpcError by the session, never by a tool.
 import type { ObjectSchema } from '../inputValidation.js';
 import type { LogLevel } from '../logging.js';
+import type { RootPolicy } from '../roots.js';
 
 export interface ToolContext {
   /** Aborts when the client cancels the call. */
   readonly signal: AbortSignal;
   /** Milliseconds a file system has to answer (--probe-timeout). */
   readonly probeTimeout: number;
+  /** The --root allowlist. */
+  readonly roots: RootPolicy;
   /** Reports progress when the client asked for it (a no-op otherwise). */
   progress(progress: number, total?: number, message?: string): void;
   log(level: LogLevel, data: unknown): void;
