@@ -1,0 +1,109 @@
+// The official SDK's Client against our server over stdio, through every
+// declared feature: what real hosts built on the SDK will do.
+import { join } from 'node:path';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { LoggingMessageNotificationSchema, ProgressNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { projectRoot } from '../helpers/system.js';
+
+describe('the official SDK client', () => {
+  let client: Client;
+  let transport: StdioClientTransport;
+
+  beforeAll(async () => {
+    transport = new StdioClientTransport({ command: process.execPath, args: [join(projectRoot, 'dist/cli/main.js')], stderr: 'pipe' });
+    client = new Client({ name: 'interop-test', version: '1.0.0' });
+    await client.connect(transport);
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('initializes with the latest version and sees every capability', () => {
+    expect(client.getServerVersion()).toMatchObject({ name: 'diskprobe' });
+    expect(client.getServerCapabilities()).toMatchObject({ tools: {}, resources: {}, prompts: {}, logging: {}, completions: {} });
+    expect(client.getInstructions()).toMatch(/absolute/);
+  });
+
+  it('pings', async () => {
+    expect(await client.ping()).toEqual({});
+  });
+
+  it('lists and calls the tools, with structured content the SDK validates against outputSchema', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['disk_usage', 'list_mounts', 'system_info']);
+    const usage = await client.callTool({ name: 'disk_usage', arguments: { path: '/' } });
+    expect(usage.isError).toBe(false);
+    expect(usage.structuredContent).toMatchObject({ mountPoint: '/', path: '/' });
+    const missing = await client.callTool({ name: 'disk_usage', arguments: { path: '/no/such/dir' } });
+    expect(missing).toMatchObject({ isError: true, content: [{ type: 'text', text: 'ENOENT: /no/such/dir: no such file or directory' }] });
+    const info = await client.callTool({ name: 'system_info', arguments: {} });
+    expect(info.structuredContent).toHaveProperty('memoryAvailable');
+  });
+
+  it('reports progress for list_mounts', async () => {
+    // The SDK handles notifications a tick after the response that follows
+    // them in the same read, by which time it has dropped the call's
+    // onprogress; so watch the notifications themselves.
+    const steps: number[] = [];
+    client.setNotificationHandler(ProgressNotificationSchema, (notification) => void steps.push(notification.params.progress));
+    const result = await client.callTool({ name: 'list_mounts', arguments: {} }, undefined, { onprogress: () => {} });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(result.isError).toBe(false);
+    expect(steps.length).toBeGreaterThan(1);
+    expect([...steps].sort((a, b) => a - b)).toEqual(steps);
+  });
+
+  it('lists, templates and reads resources', async () => {
+    const { resources } = await client.listResources();
+    expect(resources[0]?.uri).toBe('disk://mounts');
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates[0]?.uriTemplate).toBe('disk://usage/{+path}');
+    const read = await client.readResource({ uri: 'disk://usage//' });
+    expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({ path: '/' });
+    await expect(client.readResource({ uri: 'disk://nothing' })).rejects.toMatchObject({ code: -32002 });
+  });
+
+  it('lists and renders the prompt, and completes its argument', async () => {
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((prompt) => prompt.name)).toEqual(['disk_report']);
+    const prompt = await client.getPrompt({ name: 'disk_report', arguments: { path: '/var' } });
+    expect(prompt.messages[0]?.role).toBe('user');
+    const completion = await client.complete({ ref: { type: 'ref/prompt', name: 'disk_report' }, argument: { name: 'path', value: '/us' } });
+    expect(completion.completion.values).toContain('/usr');
+  });
+
+  it('sets the log level, and refuses one RFC 5424 does not have', async () => {
+    await client.setLoggingLevel('debug');
+    await expect(client.setLoggingLevel('loud' as never)).rejects.toMatchObject({ code: -32602 });
+  });
+
+  it('receives log messages: the fallback backend announces itself at warning', async () => {
+    const fallbackLogs: Array<{ level: string; data: unknown }> = [];
+    const fallback = new Client({ name: 'interop-test', version: '1.0.0' });
+    fallback.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void fallbackLogs.push(notification.params));
+    await fallback.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [join(projectRoot, 'dist/cli/main.js')],
+        env: { ...(process.env as Record<string, string>), DISKPROBE_BACKEND: 'statfs' },
+      }),
+    );
+    await fallback.ping();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await fallback.close();
+    expect(fallbackLogs).toContainEqual(expect.objectContaining({ level: 'warning', data: expect.objectContaining({ event: 'fallback backend in use' }) }));
+  });
+
+  it('cancels a request: the SDK sends notifications/cancelled and rejects the call', async () => {
+    const controller = new AbortController();
+    const pending = client.callTool({ name: 'list_mounts', arguments: { all: true } }, undefined, { signal: controller.signal });
+    controller.abort('changed my mind');
+    await expect(pending).rejects.toThrow();
+    // The session goes on.
+    expect(await client.ping()).toEqual({});
+  });
+});
