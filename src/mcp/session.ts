@@ -61,7 +61,8 @@ export class McpSession implements DispatcherHandlers {
     });
     this.unsubscribe = onMountEvent((event) => {
       if (event.type === 'stuck') this.logger.log('warning', { event: 'probe timed out', mountPoint: event.mountPoint, path: event.path, timeoutMs: event.timeout });
-      else this.logger.log('info', { event: 'mount answers again', mountPoint: event.mountPoint, stuckForMs: Math.round(event.stuckForMs) });
+      else if (event.type === 'recovered') this.logger.log('info', { event: 'mount answers again', mountPoint: event.mountPoint, stuckForMs: Math.round(event.stuckForMs) });
+      else this.logger.log('info', { event: 'mount table changed', added: event.added, removed: event.removed });
     });
     // A Map, so "__proto__" or "constructor" is just an unknown method.
     this.methods = new Map<string, Handler>([

@@ -15,7 +15,9 @@ export interface StuckProbe {
 
 export type MountEvent =
   | { readonly type: 'stuck'; readonly mountPoint: string; readonly path: string; readonly timeout: number }
-  | { readonly type: 'recovered'; readonly mountPoint: string; readonly stuckForMs: number };
+  | { readonly type: 'recovered'; readonly mountPoint: string; readonly stuckForMs: number }
+  /** The mount table changed (noticed at the next probe or listing after the change). */
+  | { readonly type: 'mounts-changed'; readonly added: readonly string[]; readonly removed: readonly string[] };
 
 export class DeadMountGuard {
   private readonly byMount = new Map<string, StuckProbe>();
@@ -65,7 +67,7 @@ export class DeadMountGuard {
     this.emit({ type: 'recovered', mountPoint: probe.mountPoint, stuckForMs: performance.now() - probe.since });
   }
 
-  private emit(event: MountEvent): void {
+  emit(event: MountEvent): void {
     for (const listener of this.listeners) {
       try {
         listener(event);

@@ -200,6 +200,8 @@ export class MountTableCache {
   constructor(
     private readonly read: () => MountTable,
     private readonly changed: (() => boolean) | undefined,
+    /** Told which mount points came and went, when a re-read shows any. */
+    private readonly onChange: (added: string[], removed: string[]) => void = () => {},
     private readonly maxAgeMs = 1000,
   ) {}
 
@@ -225,9 +227,17 @@ export class MountTableCache {
   }
 
   private reload(): MountTable {
+    const before = this.table;
     this.table = this.read();
     this.readAt = performance.now();
     this.unknown.clear();
+    if (before !== undefined) {
+      const was = new Set(before.entries.map((entry) => entry.mountPoint));
+      const now = new Set(this.table.entries.map((entry) => entry.mountPoint));
+      const added = [...now].filter((mountPoint) => !was.has(mountPoint));
+      const removed = [...was].filter((mountPoint) => !now.has(mountPoint));
+      if (added.length > 0 || removed.length > 0) this.onChange(added, removed);
+    }
     return this.table;
   }
 }

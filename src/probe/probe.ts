@@ -39,6 +39,7 @@ const guard = new DeadMountGuard();
 const tables = new MountTableCache(
   () => readMountTable(binding),
   binding && process.platform === 'linux' ? () => binding.mountTableChanged() : undefined,
+  (added, removed) => guard.emit({ type: 'mounts-changed', added, removed }),
 );
 
 const context: ProbeContext = {
@@ -63,7 +64,7 @@ const impl: ProbeBackend = binding ? createNativeBackend(binding, context) : cre
 /** Which backend answers in this process: the native addon, or the fs.statfs fallback. */
 export const backend: Backend = impl.name;
 
-/** Subscribes to mounts going stuck and answering again; returns the unsubscribe function. */
+/** Subscribes to mounts going stuck, answering again, and coming and going; returns the unsubscribe function. */
 export function onMountEvent(listener: (event: MountEvent) => void): () => void {
   return guard.on(listener);
 }

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { announceSkip, bindMount, mountTmpfs, rootSkipReason, run, type TestMount, tempDir } from '../helpers/system.js';
 import { parseMountInfo } from '../../dist/probe/mountTable.js';
-import { backend, diskUsage, diskUsageSync, listMounts } from '../lib.js';
+import { backend, diskUsage, diskUsageSync, listMounts, type MountEvent, onMountEvent } from '../lib.js';
 
 const mounts: TestMount[] = [];
 
@@ -107,11 +107,15 @@ describe.skipIf(announceSkip('bind and nested mounts', rootSkipReason))(`the mou
     expect(await diskUsage(place)).toMatchObject({ mountPoint: place, total: 9 * 1024 * 1024 });
   });
 
-  it('sees a mount made after the table was first read', async () => {
+  it('sees a mount made after the table was first read, and says so', async () => {
     diskUsageSync('/');
+    const events: MountEvent[] = [];
+    const stop = onMountEvent((event) => events.push(event));
     const late = mountTmpfs('size=5m');
     mounts.push(late);
     expect(diskUsageSync(late.dir).mountPoint).toBe(late.dir);
+    stop();
+    expect(events).toContainEqual(expect.objectContaining({ type: 'mounts-changed', added: expect.arrayContaining([late.dir]) }));
     expect((await listMounts()).map((m) => m.mountPoint)).toContain(late.dir);
   });
 
