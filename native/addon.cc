@@ -260,9 +260,15 @@ class Addon : public Napi::Addon<Addon> {
 void DeliverToJs(Napi::Env env, Napi::Function callback, Addon* addon, ProbeJob* job) {
   std::unique_ptr<ProbeJob> owned(job);
   if (env == nullptr || callback.IsEmpty()) return;  // the environment is going away
-  addon->WriteSlots(job->stats, job->error, job->syscall);
-  Napi::Value names = job->error == 0 ? Addon::NamesOf(env, job->stats) : env.Undefined();
-  callback.Call({Napi::Number::New(env, job->id), Napi::Number::New(env, job->error), names});
+  try {
+    addon->WriteSlots(job->stats, job->error, job->syscall);
+    Napi::Value names = job->error == 0 ? Addon::NamesOf(env, job->stats) : env.Undefined();
+    callback.Call({Napi::Number::New(env, job->id), Napi::Number::New(env, job->error), names});
+  } catch (const Napi::Error&) {
+    // Only while Node shuts down can calling into JS fail here (the callback
+    // itself never throws); nobody is left to tell, and letting the
+    // exception escape this thread-safe-function call would abort().
+  }
 }
 
 }  // namespace

@@ -16,6 +16,7 @@ export interface TransportOptions {
 export class StdioTransport {
   private readonly queue: string[] = [];
   private writing = false;
+  private scheduled = false;
   private flushed: Array<() => void> = [];
   private closedOutput = false;
 
@@ -47,16 +48,26 @@ export class StdioTransport {
     });
   }
 
-  /** Queues one message; lines leave in the order they were sent. */
+  /**
+   * Queues one message; lines leave in the order they were sent. The write
+   * happens once the current turn of the event loop is done, so every answer
+   * produced in it goes out in one write (one syscall, not one per line).
+   */
   send(message: unknown): void {
     if (this.closedOutput) return;
     this.queue.push(encodeMessage(message));
-    if (!this.writing) this.pump();
+    if (!this.writing && !this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        if (!this.writing) this.pump();
+      });
+    }
   }
 
   /** Resolves once everything sent so far has been handed to the OS (or the output is gone). */
   flush(): Promise<void> {
-    if (!this.writing && this.queue.length === 0) return Promise.resolve();
+    if (!this.writing && !this.scheduled && this.queue.length === 0) return Promise.resolve();
     return new Promise((resolve) => this.flushed.push(resolve));
   }
 

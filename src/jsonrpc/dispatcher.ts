@@ -127,7 +127,8 @@ export class Dispatcher {
       const result = await this.handlers.request(method, params as Record<string, unknown> | undefined, { id, signal: entry.controller.signal });
       response = { jsonrpc: '2.0', id, result: result ?? {} };
     } catch (error) {
-      if (!(error instanceof RpcError)) this.handlers.internalError(error, method);
+      // A cancelled request's handler may end by throwing its abort reason: expected, and never answered.
+      if (!(error instanceof RpcError) && !entry.cancelled) this.handlers.internalError(error, method);
       response = errorResponse(id, error instanceof RpcError ? error : RpcError.internal());
     } finally {
       this.inFlight.delete(id);

@@ -47,7 +47,7 @@ export class LineDecoder {
   private take(part: Buffer, frames: Frame[], complete: boolean): void {
     if (this.skipping !== undefined) {
       this.skipping += part.length;
-    } else if (this.buffered + part.length > this.maxBytes) {
+    } else if (this.buffered + part.length > this.maxBytes + 1) {  // + 1: a CRLF's CR is no part of the message
       this.skipping = this.buffered + part.length;
       this.chunks = [];
       this.buffered = 0;
@@ -74,6 +74,10 @@ export class LineDecoder {
     this.reset();
     // CRLF is accepted: the CR belongs to the line ending, not the message.
     if (bytes.length > 0 && bytes[bytes.length - 1] === 0x0d) bytes = bytes.subarray(0, bytes.length - 1);
+    if (bytes.length > this.maxBytes) {
+      frames.push({ kind: 'oversized', bytes: bytes.length });
+      return;
+    }
     let text: string;
     try {
       text = decoder.decode(bytes);

@@ -49,6 +49,8 @@ type Handler = (params: Params, context: RequestContext) => unknown;
 
 export class McpSession implements DispatcherHandlers {
   private state: SessionState = 'awaitingInitialize';
+  /** The initialize request's id: the spec says a cancel of it is ignored (basic/utilities/cancellation.mdx). */
+  private initializeId: RequestId | undefined;
   private protocolVersion: ProtocolVersion = LATEST_PROTOCOL_VERSION;
   private readonly logger: McpLogger;
   private readonly unsubscribe: () => void;
@@ -108,6 +110,7 @@ export class McpSession implements DispatcherHandlers {
     if (method === 'completion/complete' && !this.rules.completions && this.state !== 'awaitingInitialize') throw RpcError.methodNotFound(method);
     if (method === 'initialize') {
       if (this.state !== 'awaitingInitialize') throw RpcError.invalidRequest('initialize was already received; a session is initialized once');
+      this.initializeId = context.id;
     } else if (this.state === 'awaitingInitialize') {
       throw RpcError.invalidRequest(`the session is not initialized: send initialize before ${method}`);
     } else if (this.state === 'awaitingInitialized') {
@@ -131,7 +134,7 @@ export class McpSession implements DispatcherHandlers {
     } else if (method === 'notifications/cancelled') {
       const id = params?.requestId;
       // Unknown and finished ids are ignored (basic/utilities/cancellation.mdx).
-      if (isRequestId(id)) this.options.cancel(id, typeof params?.reason === 'string' ? params.reason : undefined);
+      if (isRequestId(id) && id !== this.initializeId) this.options.cancel(id, typeof params?.reason === 'string' ? params.reason : undefined);
     }
     // Other notifications need nothing from this server.
   }
@@ -173,7 +176,13 @@ export class McpSession implements DispatcherHandlers {
     if (tool === undefined) {
       throw RpcError.invalidParams(`unknown tool ${JSON.stringify(params.name)}; tools/list names ${this.options.tools.map((t) => t.name).join(', ')}`);
     }
-    const problems = validateArguments(tool.inputSchema, params.arguments, tool.hints);
+    // Arguments that are not an object break the request itself, not the
+    // tool's input schema: -32602 in every version (SEP-1303 keeps these).
+    const args = params.arguments;
+    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+      throw RpcError.invalidParams(`params.arguments must be an object, not ${args === null ? 'null' : Array.isArray(args) ? 'an array' : typeof args}`);
+    }
+    const problems = validateArguments(tool.inputSchema, args, tool.hints);
     if (problems.length > 0) {
       const message = `invalid arguments for ${tool.name}: ${problems.join('; ')}`;
       // SEP-1303 (2025-11-25): a result the model can read and correct, not a protocol error.
