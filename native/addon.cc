@@ -64,6 +64,7 @@ class Addon : public Napi::Addon<Addon> {
         InstanceMethod("statSync", &Addon::StatSync),
         InstanceMethod("statSyncTimeout", &Addon::StatSyncTimeout),
         InstanceMethod("statAsync", &Addon::StatAsync),
+        InstanceMethod("statAsyncBatch", &Addon::StatAsyncBatch),
         InstanceMethod("abandon", &Addon::Abandon),
         InstanceMethod("pending", &Addon::Pending),
         InstanceMethod("names", &Addon::Names),
@@ -150,6 +151,43 @@ class Addon : public Napi::Addon<Addon> {
     }
     pool_->Submit(job);
     return info.Env().Undefined();
+  }
+
+  // (paths[], lanes[], ids[], withDevice[]): statAsync for several probes,
+  // queued together with one wake-up. Answers come one by one, as for statAsync.
+  Napi::Value StatAsyncBatch(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    Napi::Array paths = info[0].As<Napi::Array>();
+    Napi::Array lanes = info[1].As<Napi::Array>();
+    Napi::Array ids = info[2].As<Napi::Array>();
+    Napi::Array devices = info[3].As<Napi::Array>();
+    const uint32_t count = paths.Length();
+    batch_.clear();
+    batch_.reserve(count);
+    for (uint32_t i = 0; i < count; ++i) {
+      Napi::Value path = paths.Get(i);
+      size_t length = 0;
+      if (napi_get_value_string_utf8(env, path, path_, kMaxPathBytes + 2, &length) != napi_ok) {
+        for (ProbeJob* job : batch_) delete job;
+        Napi::TypeError::New(env, "paths must be strings").ThrowAsJavaScriptException();
+        return env.Undefined();
+      }
+      ProbeJob* job = new ProbeJob();
+      job->path = path_;
+      job->lane = lanes.Get(i).As<Napi::Number>().Uint32Value();
+      job->id = ids.Get(i).As<Napi::Number>().Uint32Value();
+      job->with_device = devices.Get(i).ToBoolean().Value();
+      if (length > kMaxPathBytes) {  // too long to probe: answer the same way, still asynchronously
+        job->error = ENAMETOOLONG;
+        job->syscall = kSyscallStatvfs;
+        if (!has_callback_ || callback_.NonBlockingCall(job) != napi_ok) delete job;
+        continue;
+      }
+      batch_.push_back(job);
+    }
+    pool_->SubmitAll(batch_.data(), batch_.size());
+    batch_.clear();
+    return env.Undefined();
   }
 
   ProbeJob* NewJob(const Napi::CallbackInfo& info) {
@@ -252,6 +290,7 @@ class Addon : public Napi::Addon<Addon> {
   bool closed_ = false;
   MountTableWatch watch_;
   DiskStats sync_stats_{};
+  std::vector<ProbeJob*> batch_;  // reused by StatAsyncBatch
   char path_[kMaxPathBytes + 2];
 };
 

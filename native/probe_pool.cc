@@ -50,6 +50,21 @@ void ProbePool::Submit(ProbeJob* job) {
   if (wake) work_cv_.notify_one();
 }
 
+void ProbePool::SubmitAll(ProbeJob* const* jobs, size_t count) {
+  size_t wake = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t i = 0; i < count; ++i) {
+      if (closing_) {
+        delete jobs[i];
+      } else if (Enqueue(jobs[i])) {
+        ++wake;
+      }
+    }
+  }
+  for (size_t i = 0; i < wake; ++i) work_cv_.notify_one();
+}
+
 bool ProbePool::RunWithTimeout(ProbeJob* job, uint32_t timeout_ms) {
   std::unique_lock<std::mutex> lock(mutex_);
   job->sync_waiter = true;

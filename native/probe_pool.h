@@ -51,6 +51,11 @@ class ProbePool : public std::enable_shared_from_this<ProbePool> {
   // Queues `job` (the pool owns it from now on) in its lane.
   void Submit(ProbeJob* job);
 
+  // Queues several jobs under one lock, waking threads once: callers that
+  // produce probes slower than a thread answers them would otherwise pay a
+  // wake-up (a futex syscall and a context switch) for every one.
+  void SubmitAll(ProbeJob* const* jobs, size_t count);
+
   // Runs `job` in its lane and waits at most `timeout_ms`. Returns true when
   // it finished in time (the caller keeps `job`); false when it did not (the
   // pool keeps it and delivers it once it finishes).

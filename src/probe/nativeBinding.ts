@@ -15,6 +15,8 @@ export interface NativeBinding {
   statSyncTimeout(path: string, lane: number, id: number, timeoutMs: number, withDevice: boolean): number;
   /** Queues a probe; the answer comes to the callback. */
   statAsync(path: string, lane: number, id: number, withDevice: boolean): void;
+  /** Queues several probes at once (one wake-up of the addon's threads); answers come one by one. */
+  statAsyncBatch(paths: string[], lanes: number[], ids: number[], withDevice: boolean[]): void;
   abandon(id: number): void;
   /** Whether job `id` is still queued or running. */
   pending(id: number): boolean;

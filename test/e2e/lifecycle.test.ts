@@ -188,7 +188,7 @@ describe.concurrent('cancellation', () => {
   it('ignores a cancel of initialize and still answers it (R10.3)', async ({ startServer }) => {
     const server = startServer();
     server.write(`${initializeLine('init')}${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'init' } })}\n`);
-    const response = await server.response('init', 0, 500);
+    const response = await server.response('init', 0);
     expect(response.result?.protocolVersion).toBe(LATEST_VERSION);
   });
 
