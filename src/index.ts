@@ -4,6 +4,7 @@ export type { MountEvent } from './probe/deadMountGuard.js';
 export type { ProbeError } from './probe/errors.js';
 export type {
   Backend,
+  CancelSignal,
   DiskUsage,
   DiskUsageOptions,
   DiskUsageSyncOptions,

@@ -3,11 +3,12 @@
 // methods exist, and whether a batch is allowed right now, are the caller's.
 import { ErrorCode, RpcError } from './errors.js';
 import { classify, errorResponse, type RequestId, type Response } from './messages.js';
+import { RequestSignal } from './requestSignal.js';
 
 export interface RequestContext {
   readonly id: RequestId;
   /** Aborted when the client cancels the request (its response is then never sent). */
-  readonly signal: AbortSignal;
+  readonly signal: RequestSignal;
 }
 
 export interface DispatcherHandlers {
@@ -21,7 +22,7 @@ export interface DispatcherHandlers {
 }
 
 interface InFlight {
-  readonly controller: AbortController;
+  readonly signal: RequestSignal;
   cancelled: boolean;
 }
 
@@ -85,7 +86,9 @@ export class Dispatcher {
     const entry = this.inFlight.get(id);
     if (!entry || entry.cancelled) return;
     entry.cancelled = true;
-    entry.controller.abort(new Error(reason ?? 'cancelled by the client'));
+    const error = new Error(reason ?? 'cancelled by the client');
+    error.name = 'AbortError';
+    entry.signal.abort(error);
   }
 
   private wakeIdleWaiters(): void {
@@ -120,11 +123,11 @@ export class Dispatcher {
     if (this.inFlight.has(id)) {
       return errorResponse(id, RpcError.invalidRequest(`id ${JSON.stringify(id)} is already in use by a request in progress`));
     }
-    const entry: InFlight = { controller: new AbortController(), cancelled: false };
+    const entry: InFlight = { signal: new RequestSignal(), cancelled: false };
     this.inFlight.set(id, entry);
     let response: Response;
     try {
-      const result = await this.handlers.request(method, params as Record<string, unknown> | undefined, { id, signal: entry.controller.signal });
+      const result = await this.handlers.request(method, params as Record<string, unknown> | undefined, { id, signal: entry.signal });
       response = { jsonrpc: '2.0', id, result: result ?? {} };
     } catch (error) {
       // A cancelled request's handler may end by throwing its abort reason: expected, and never answered.

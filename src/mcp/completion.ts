@@ -5,7 +5,7 @@ import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 import { RpcError } from '../jsonrpc/errors.js';
-import { listMounts, stuckMounts } from '../index.js';
+import { type CancelSignal, listMounts, stuckMounts } from '../index.js';
 import { USAGE_TEMPLATE } from './resources.js';
 import type { RootPolicy } from './roots.js';
 
@@ -17,7 +17,7 @@ function completesPath(ref: Record<string, unknown>, argument: string): boolean 
   return (ref.type === 'ref/prompt' && ref.name === 'disk_report') || (ref.type === 'ref/resource' && ref.uri === USAGE_TEMPLATE);
 }
 
-export async function complete(params: Record<string, unknown>, roots: RootPolicy, timeout: number, signal: AbortSignal): Promise<unknown> {
+export async function complete(params: Record<string, unknown>, roots: RootPolicy, timeout: number, signal: CancelSignal): Promise<unknown> {
   const ref = params.ref as Record<string, unknown> | undefined;
   const argument = params.argument as { name?: unknown; value?: unknown } | undefined;
   if (typeof ref !== 'object' || ref === null || typeof argument !== 'object' || argument === null || typeof argument.name !== 'string' || typeof argument.value !== 'string') {

@@ -1,7 +1,7 @@
 // What the public functions ask of a backend, and what they give it.
 import type { DeadMountGuard } from './deadMountGuard.js';
 import type { MountEntry } from './mountTable.js';
-import type { Backend, DiskUsage } from './types.js';
+import type { Backend, CancelSignal, DiskUsage } from './types.js';
 
 /** One path to probe, already validated. */
 export interface ProbeTarget {
@@ -28,7 +28,7 @@ export interface ProbeBackend {
   /** Probes elsewhere and blocks at most `timeout` ms, then throws ETIMEDOUT. */
   syncWithTimeout(target: ProbeTarget, bigint: boolean, timeout: number): AnyUsage;
   /** Probes elsewhere without blocking; rejects with ETIMEDOUT after `timeout` ms. */
-  async(target: ProbeTarget, bigint: boolean, timeout: number, signal: AbortSignal | undefined): Promise<AnyUsage>;
+  async(target: ProbeTarget, bigint: boolean, timeout: number, signal: CancelSignal | undefined): Promise<AnyUsage>;
 }
 
 /** Lane ids for the backends: one per mount point, so a dead mount holds one thread. */

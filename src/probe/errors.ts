@@ -3,6 +3,8 @@
 import { constants } from 'node:os';
 import { getSystemErrorMap } from 'node:util';
 
+import type { CancelSignal } from './types.js';
+
 /** An fs-style error: what Node's fs throws, plus the mount where it applies. */
 export interface ProbeError extends Error {
   code: string;
@@ -72,7 +74,7 @@ export function timeoutError(path: string, mountPoint: string, timeout: number, 
 }
 
 /** What fs.promises rejects with when its signal aborts. */
-export function abortError(signal: AbortSignal): Error {
+export function abortError(signal: { readonly reason?: unknown }): Error {
   const error = new Error('The operation was aborted', { cause: signal.reason }) as Error & { code: string };
   error.name = 'AbortError';
   error.code = 'ABORT_ERR';
@@ -107,9 +109,11 @@ export function validateTimeout(timeout: unknown, name = 'timeout'): number | un
   return timeout;
 }
 
-export function validateSignal(signal: unknown): asserts signal is AbortSignal | undefined {
-  if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    throw codeError(TypeError, 'ERR_INVALID_ARG_TYPE', 'The "options.signal" property must be an instance of AbortSignal');
+export function validateSignal(signal: unknown): asserts signal is CancelSignal | undefined {
+  if (signal === undefined || signal instanceof AbortSignal) return;
+  const like = signal as Partial<CancelSignal> | null;
+  if (typeof like !== 'object' || like === null || typeof like.aborted !== 'boolean' || typeof like.addEventListener !== 'function' || typeof like.removeEventListener !== 'function') {
+    throw codeError(TypeError, 'ERR_INVALID_ARG_TYPE', 'The "options.signal" property must be an AbortSignal (or an object with aborted and abort listeners)');
   }
 }
 

@@ -7,6 +7,7 @@ import { type Deadline, DeadlineTimer } from './deadlines.js';
 import { deviceKey, type MountEntry } from './mountTable.js';
 import { Flag, type NativeBinding, Slot, SYSCALLS } from './nativeBinding.js';
 import { usedPercent, usedPercentBig } from './percent.js';
+import type { CancelSignal } from './types.js';
 import { makeInodes, makeUsage } from './usage.js';
 
 const SAFE = Number.MAX_SAFE_INTEGER;
@@ -41,7 +42,7 @@ interface Waiter {
   /** What the last full probe of the path learned, if this one skipped the stat. */
   recalled: KnownMount | undefined;
   deadline: Deadline | undefined;
-  signal: AbortSignal | undefined;
+  signal: CancelSignal | undefined;
   onAbort: (() => void) | undefined;
 }
 

@@ -16,6 +16,7 @@ import { abortError, codeNameError, timeoutError } from './errors.js';
 import { deviceKey } from './mountTable.js';
 import { usedPercentBig } from './percent.js';
 import { helperPath, HelperPool } from './statfsHelperPool.js';
+import type { CancelSignal } from './types.js';
 import { makeInodes, makeUsage } from './usage.js';
 
 /** bsize, blocks, bfree, bavail, files, ffree, dev: what statfs and stat tell. */
@@ -75,7 +76,7 @@ interface Job {
   readonly reject: (error: Error) => void;
   readonly started: number;
   timer: NodeJS.Timeout | undefined;
-  signal: AbortSignal | undefined;
+  signal: CancelSignal | undefined;
   onAbort: (() => void) | undefined;
 }
 

@@ -55,13 +55,24 @@ export interface Mount {
   readonly pseudo: boolean;
 }
 
+/**
+ * What a probe needs of a cancellation signal: an AbortSignal, or any object
+ * with the same `aborted`, `reason` and abort listeners.
+ */
+export interface CancelSignal {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
 export interface DiskUsageOptions {
   /** Report byte and inode counts as bigint, exact above 2^53. */
   readonly bigint?: boolean;
   /** Milliseconds to wait for the file system before rejecting with ETIMEDOUT. Default 5000; Infinity waits forever. */
   readonly timeout?: number;
   /** Aborts the wait: the promise rejects with an AbortError. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | CancelSignal;
 }
 
 export interface DiskUsageSyncOptions {
@@ -77,5 +88,5 @@ export interface ListMountsOptions {
   /** Milliseconds to wait for each file system while checking it is not empty. Default 5000. A mount that does not answer is kept. */
   readonly timeout?: number;
   /** Aborts the listing. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | CancelSignal;
 }

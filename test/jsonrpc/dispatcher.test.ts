@@ -143,3 +143,27 @@ describe('Dispatcher', () => {
     ]);
   });
 });
+
+describe('RequestSignal', () => {
+  it('behaves as an AbortSignal does for the probe: aborts once, tells listeners once, and the probe accepts it', async () => {
+    const { RequestSignal } = await import('../../dist/jsonrpc/requestSignal.js');
+    const { diskUsage } = await import('../../dist/index.js');
+    const signal = new RequestSignal();
+    const heard: string[] = [];
+    const removed = (): void => void heard.push('removed');
+    signal.addEventListener('abort', () => heard.push('first'));
+    signal.addEventListener('abort', removed);
+    signal.removeEventListener('abort', removed);
+    const pending = diskUsage('/', { signal });
+    signal.abort(new Error('stop'));
+    signal.abort(new Error('again'));
+    expect(heard).toEqual(['first']);
+    expect(signal.reason).toEqual(new Error('stop'));
+    expect(() => signal.throwIfAborted()).toThrow('stop');
+    await pending.then(
+      (usage) => expect(usage.path).toBe('/'),
+      (error: Error) => expect(error.name).toBe('AbortError'),
+    );
+    await expect(diskUsage('/', { signal })).rejects.toMatchObject({ name: 'AbortError', cause: new Error('stop') });
+  });
+});
