@@ -1,0 +1,218 @@
+// `npm run bench:server`: what diskprobe's MCP server costs over stdio, next
+// to the official SDK's server and the least a Node server can do, measured
+// side by side in one run. Prints markdown and rewrites the bench:server
+// section of docs/benchmarks.md with it.
+//
+//   node bench/server.mjs [--rounds 9] [--spawns 15] [--requests 20000] [--latency-calls 3000] [--no-profile]
+//
+// A script, not a test: it states targets and reports PASS or MISS, and
+// never fails the process for a miss.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+import { writeDocSection } from './docSection.mjs';
+import { median, quantile } from './measure.mjs';
+import { readProfile, summarizeProfile } from './servers/cpuProfile.mjs';
+import { renderReport } from './servers/report.mjs';
+import { coldStart, StdioClient } from './servers/stdioClient.mjs';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const DOC = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
+
+// Many requests outstanding, as from an agent running tools in parallel: enough
+// that the server always has work queued when it reads its input.
+const IN_FLIGHT = 64;
+const WARMUP_REQUESTS = 5000;
+const WARMUP_LATENCY_CALLS = 500;
+const PROFILE_REQUESTS = 40000;
+
+const { values: flags } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '9' },
+    spawns: { type: 'string', default: '15' },
+    requests: { type: 'string', default: '20000' },
+    'latency-calls': { type: 'string', default: '3000' },
+    'no-profile': { type: 'boolean', default: false },
+  },
+});
+const positive = (name) => {
+  const value = Number(flags[name]);
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`--${name} must be a positive integer, not ${flags[name]}`);
+  return value;
+};
+const rounds = positive('rounds');
+const spawns = positive('spawns');
+const requests = positive('requests');
+const latencyCalls = positive('latency-calls');
+const latencyPerRound = Math.ceil(latencyCalls / rounds);
+
+if (!existsSync(join(ROOT, 'dist/cli/main.js'))) throw new Error('dist/cli/main.js is missing: run `npm run compile` first');
+
+// The native backend is what is under test (as in bench:probe): a missing
+// addon is an error here, not a silent fall back to fs.statfs.
+const SERVERS = [
+  { key: 'diskprobe', label: 'diskprobe (`node dist/cli/main.js`)', argv: ['dist/cli/main.js'], env: { DISKPROBE_BACKEND: 'native' } },
+  { key: 'sdk', label: 'SDK reference (`bench/servers/sdkServer.mjs`)', argv: ['bench/servers/sdkServer.mjs'] },
+  { key: 'floor', label: 'floor (`bench/servers/floorServer.mjs`)', argv: ['bench/servers/floorServer.mjs'] },
+];
+
+const TARGETS = [
+  { what: 'throughput, 64 in flight', field: 'throughput', limit: 0.5, atLeast: true },
+  { what: 'cold start', field: 'coldMs', limit: 1.5 },
+  { what: 'latency p50, one at a time', field: 'p50Us', limit: 1.5 },
+  { what: 'RSS after load', field: 'rssBytes', limit: 1.25 },
+];
+
+/** Heads the section when it is first added to the doc; hand edits to it are kept after that. */
+const SECTION_INTRO = `## Server: the MCP server over stdio
+
+Reproduce with \`npm run bench:server\` (compiles, then runs \`node bench/server.mjs\`; flags
+\`--rounds <n>\` (default 9), \`--spawns <n>\` (15), \`--requests <n>\` (20000), \`--latency-calls <n>\`
+(3000), \`--no-profile\`). It rewrites only the text between the bench:server markers; a run takes
+about half a minute.
+
+Three servers answer the same \`initialize\` and \`tools/call\` of \`disk_usage\` with \`{"path": "/"}\`:
+diskprobe's own; a reference on the official SDK (\`McpServer\` + \`StdioServerTransport\`, one tool
+on \`fs.promises.statfs\`); and a floor, the least a Node stdio server can do (split lines,
+\`JSON.parse\`, \`fs.statfsSync\`, \`JSON.stringify\`, \`process.stdout.write\`, no validation). Targets,
+diskprobe against the floor: throughput ≥ 0.5×, cold start ≤ 1.5×, latency p50 ≤ 1.5×, RSS ≤ 1.25×.`;
+
+const started = performance.now();
+const loadAtStart = os.loadavg();
+const clients = new Map();
+let profileDir;
+try {
+  const coldMs = await measureColdStarts();
+  console.error(`cold starts: ${elapsed()}`);
+  const load = await measureLoad();
+  console.error(`load: ${elapsed()}`);
+  const profile = flags['no-profile'] ? undefined : await profileDiskprobe();
+  if (profile) console.error(`profile: ${elapsed()}`);
+
+  const results = new Map(SERVERS.map(({ key, label }) => {
+    const { rps, serverCpuNs, clientCpuNs, rss, latencies, roundP50s, idleRss, responseBytes } = load.get(key);
+    return [key, {
+      label,
+      coldMs: median(coldMs.get(key)),
+      coldP25: quantile(coldMs.get(key), 0.25),
+      coldP75: quantile(coldMs.get(key), 0.75),
+      throughput: median(rps),
+      throughputMin: Math.min(...rps),
+      throughputMax: Math.max(...rps),
+      serverCpuUs: serverCpuNs.includes(undefined) ? undefined : median(serverCpuNs) / 1000,
+      clientCpuUs: median(clientCpuNs) / 1000,
+      p50Us: quantile(latencies, 0.5) / 1000,
+      p99Us: quantile(latencies, 0.99) / 1000,
+      rssBytes: rss.includes(undefined) ? undefined : median(rss),
+      idleRssBytes: idleRss,
+      responseBytes,
+      // The samples behind each target's figure: their spread says how steady it is.
+      samples: { coldMs: coldMs.get(key), throughput: rps, p50Us: roundP50s, rssBytes: rss },
+    }];
+  }));
+
+  const body = renderReport(results, profile, {
+    root: ROOT, loadAtStart, spawns, rounds, requests, latencyPerRound, inFlight: IN_FLIGHT,
+    warmupRequests: WARMUP_REQUESTS, warmupLatencyCalls: WARMUP_LATENCY_CALLS, targets: TARGETS,
+  });
+  console.log(`\n${body}\n`);
+  writeDocSection(DOC, 'server', SECTION_INTRO, body);
+  console.error(`wrote the bench:server section of ${DOC.slice(ROOT.length)} (${elapsed()})`);
+} finally {
+  await Promise.all([...clients.values()].map((client) => client.close()));
+  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+}
+
+function elapsed() {
+  return `${((performance.now() - started) / 1000).toFixed(1)} s`;
+}
+
+/** Rounds of one spawn per server, in a fresh random order each round; ms per server. */
+async function measureColdStarts() {
+  const times = new Map(SERVERS.map((server) => [server.key, []]));
+  for (const server of SERVERS) await coldStart(server.argv, { cwd: ROOT, env: server.env });  // fill the page cache
+  for (let round = 0; round < spawns; round++) {
+    for (const server of shuffled(SERVERS)) {
+      times.get(server.key).push(await coldStart(server.argv, { cwd: ROOT, env: server.env }));
+    }
+  }
+  return times;
+}
+
+/**
+ * One long-lived process per server, warmed up; then rounds in which each,
+ * in a fresh random order, runs a pipelined batch (throughput, CPU, RSS
+ * after it), then each runs its share of the one-at-a-time calls.
+ */
+async function measureLoad() {
+  const load = new Map();
+  for (const server of SERVERS) {
+    const client = new StdioClient(server.argv, { cwd: ROOT, env: server.env });
+    clients.set(server.key, client);
+    await client.initialize();
+    const first = await client.callTool();
+    load.set(server.key, {
+      idleRss: client.rssBytes(), responseBytes: first.bytes,
+      rps: [], serverCpuNs: [], clientCpuNs: [], rss: [], latencies: [], roundP50s: [],
+    });
+    await client.pipelined(WARMUP_REQUESTS, IN_FLIGHT);
+    await client.latencies(WARMUP_LATENCY_CALLS);
+  }
+  for (let round = 0; round < rounds; round++) {
+    for (const server of shuffled(SERVERS)) {
+      const client = clients.get(server.key);
+      const entry = load.get(server.key);
+      const clientCpu = process.cpuUsage();
+      const { elapsedNs, cpuNs } = await client.pipelined(requests, IN_FLIGHT);
+      const { user, system } = process.cpuUsage(clientCpu);
+      entry.rss.push(client.rssBytes());
+      entry.rps.push((requests * 1e9) / elapsedNs);
+      entry.serverCpuNs.push(cpuNs === undefined ? undefined : cpuNs / requests);
+      entry.clientCpuNs.push(((user + system) * 1000) / requests);
+      await client.callTool();  // still answering properly after the load
+    }
+    for (const server of shuffled(SERVERS)) {
+      const batch = await clients.get(server.key).latencies(latencyPerRound);
+      load.get(server.key).latencies.push(...batch);
+      load.get(server.key).roundP50s.push(median(batch) / 1000);
+    }
+    if (process.stderr.isTTY) process.stderr.write(`\rround ${round + 1}/${rounds}`);
+  }
+  if (process.stderr.isTTY) process.stderr.write('\r');
+  for (const [key, client] of clients) {
+    await client.close();
+    clients.delete(key);
+  }
+  return load;
+}
+
+/** diskprobe under pipelined load with --cpu-prof; the summary of the loaded window. */
+async function profileDiskprobe() {
+  profileDir = mkdtempSync(join(os.tmpdir(), 'diskprobe-bench-'));
+  const server = SERVERS[0];
+  const client = new StdioClient(['--cpu-prof', `--cpu-prof-dir=${profileDir}`, ...server.argv], { cwd: ROOT, env: server.env });
+  clients.set('profile', client);
+  await client.initialize();
+  await client.pipelined(WARMUP_REQUESTS, IN_FLIGHT);
+  const fromUs = Number(process.hrtime.bigint() / 1000n);
+  await client.pipelined(PROFILE_REQUESTS, IN_FLIGHT);
+  const toUs = Number(process.hrtime.bigint() / 1000n);
+  // End of input, not a signal: the server exits on its own and writes the profile.
+  client.child.stdin.end();
+  await client.exited;
+  clients.delete('profile');
+  return { requests: PROFILE_REQUESTS, ...summarizeProfile(readProfile(profileDir), { fromUs, toUs, root: ROOT }) };
+}
+
+/** A copy of `items` in random order (Fisher–Yates). */
+function shuffled(items) {
+  const copy = [...items];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j], copy[i]];
+  }
+  return copy;
+}
