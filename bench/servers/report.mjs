@@ -173,7 +173,7 @@ function reading(results, profile, { targets, inFlight }) {
   if (ours.serverCpuUs !== undefined) {
     lines.push(`- Under load the diskprobe process spends ${fmt.us(ours.serverCpuUs)} µs of CPU a request, the SDK reference ` +
       `${fmt.us(sdk.serverCpuUs)} µs and the floor ${fmt.us(floor.serverCpuUs)} µs. Beyond the floor's work diskprobe checks each ` +
-      'message and the lifecycle, validates the arguments against the tool\'s schema, gives each request an `AbortSignal` and a ' +
+      'message and the lifecycle, validates the arguments against the tool\'s schema, gives each request a cancellation signal and a ' +
       'deadline, probes on the addon\'s thread rather than the main one, and sends `structuredContent` besides the text ' +
       `(${ours.responseBytes} bytes a response against ${floor.responseBytes}).`);
   }
