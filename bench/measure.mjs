@@ -99,7 +99,7 @@ export async function runRounds(contenders, rounds, onRound = () => {}) {
 }
 
 /** A copy of `items` in random order (Fisher–Yates). */
-function shuffled(items) {
+export function shuffled(items) {
   const copy = [...items];
   for (let i = copy.length - 1; i > 0; i--) {
     const j = Math.floor(Math.random() * (i + 1));

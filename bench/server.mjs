@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { writeDocSection } from './docSection.mjs';
-import { median, quantile } from './measure.mjs';
+import { median, quantile, shuffled } from './measure.mjs';
 import { readProfile, summarizeProfile } from './servers/cpuProfile.mjs';
 import { renderReport } from './servers/report.mjs';
 import { coldStart, StdioClient } from './servers/stdioClient.mjs';
@@ -207,12 +207,3 @@ async function profileDiskprobe() {
   return { requests: PROFILE_REQUESTS, ...summarizeProfile(readProfile(profileDir), { fromUs, toUs, root: ROOT }) };
 }
 
-/** A copy of `items` in random order (Fisher–Yates). */
-function shuffled(items) {
-  const copy = [...items];
-  for (let i = copy.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [copy[i], copy[j]] = [copy[j], copy[i]];
-  }
-  return copy;
-}
