@@ -10,7 +10,7 @@
       "cflags_cc": ["-std=c++17", "-Wall", "-Wextra"],
       "conditions": [
         ["OS=='win'", {
-          "sources": ["native/disk_usage_win.cc", "native/mount_list_win.cc"],
+          "sources": ["native/disk_usage_win.cc", "native/mount_list_win.cc", "native/win_delay_load_hook.cc"],
           "defines": ["UNICODE", "_UNICODE", "WIN32_LEAN_AND_MEAN"],
           "msvs_settings": {"VCCLCompilerTool": {"ExceptionHandling": 1, "AdditionalOptions": ["/std:c++17"]}}
         }, {

