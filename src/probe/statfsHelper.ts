@@ -6,7 +6,13 @@
 // files, ffree, dev] or [id, code, syscall]. Counts are decimal strings.
 //
 // `node statfsHelper.js --once <path>` answers for one path and exits.
+//
+// Its stdout is a pipe private to the parent (statfsHelperPool.ts, or
+// spawnSync in statfsBackend.ts), never an MCP host's: the helper acts only
+// when it is the process's main module, so importing it writes nothing.
 import { statfsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 function answer(id: number, path: string): string {
   try {
@@ -20,26 +26,34 @@ function answer(id: number, path: string): string {
   }
 }
 
-// The reader may be gone (it timed out): exit quietly instead of crashing on EPIPE.
-process.stdout.on('error', () => process.exit(0));
+/** Whether this file is what `node` was asked to run (paths compare without case on Windows). */
+function isMain(): boolean {
+  const fold = (path: string): string => (process.platform === 'win32' ? resolve(path).toLowerCase() : resolve(path));
+  return process.argv[1] !== undefined && fold(process.argv[1]) === fold(fileURLToPath(import.meta.url));
+}
 
-if (process.argv[2] === '--once') {
-  process.stdout.write(answer(0, process.argv[3] ?? ''));
-} else {
-  // Started: the parent times calls from here, not from the spawn.
-  process.stdout.write('[-1]\n');
-  let pending = '';
-  process.stdin.setEncoding('utf8');
-  process.stdin.on('data', (chunk: string) => {
-    pending += chunk;
-    let newline: number;
-    while ((newline = pending.indexOf('\n')) >= 0) {
-      const line = pending.slice(0, newline);
-      pending = pending.slice(newline + 1);
-      const tab = line.indexOf('\t');
-      process.stdout.write(answer(Number(line.slice(0, tab)), JSON.parse(line.slice(tab + 1)) as string));
-    }
-  });
-  // The parent is gone, or retired this helper: nothing left to answer.
-  process.stdin.on('end', () => process.exit(0));
+if (isMain()) {
+  // The reader may be gone (it timed out): exit quietly instead of crashing on EPIPE.
+  process.stdout.on('error', () => process.exit(0));
+
+  if (process.argv[2] === '--once') {
+    process.stdout.write(answer(0, process.argv[3] ?? ''));
+  } else {
+    // Started: the parent times calls from here, not from the spawn.
+    process.stdout.write('[-1]\n');
+    let pending = '';
+    process.stdin.setEncoding('utf8');
+    process.stdin.on('data', (chunk: string) => {
+      pending += chunk;
+      let newline: number;
+      while ((newline = pending.indexOf('\n')) >= 0) {
+        const line = pending.slice(0, newline);
+        pending = pending.slice(newline + 1);
+        const tab = line.indexOf('\t');
+        process.stdout.write(answer(Number(line.slice(0, tab)), JSON.parse(line.slice(tab + 1)) as string));
+      }
+    });
+    // The parent is gone, or retired this helper: nothing left to answer.
+    process.stdin.on('end', () => process.exit(0));
+  }
 }
