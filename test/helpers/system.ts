@@ -45,6 +45,22 @@ export function run(command: string, args: string[]): string {
   return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
+/**
+ * The mount points df lists, and the ones it could not stat. A mount left
+ * dead by someone else (a FUSE daemon that died: "Transport endpoint is not
+ * connected") makes df exit 1 while it still lists every other mount; that is
+ * the machine's state, not a failure of the code under test.
+ */
+export function dfTargets(args: string[]): { targets: string[]; unreadable: string[] } {
+  const result = spawnSync('df', [...args, '--output=target'], { encoding: 'utf8' });
+  const unreadable = [...result.stderr.matchAll(/^df: (.*): [^:\n]+$/gm)].map((m) => m[1]!);
+  const stderrLines = result.stderr.split('\n').filter(Boolean);
+  if (result.status !== 0 && (result.status !== 1 || unreadable.length !== stderrLines.length)) {
+    throw new Error(`df ${args.join(' ')} failed (${result.status}): ${result.stderr}`);
+  }
+  return { targets: result.stdout.trim().split('\n').slice(1), unreadable };
+}
+
 export function tempDir(name = 'diskprobe-'): string {
   return mkdtempSync(join(tmpdir(), name));
 }
