@@ -93,8 +93,7 @@ export async function readResource(params: Record<string, unknown>, context: Too
     if (error instanceof RpcError) throw error;
     const code = (error as { code?: unknown }).code;
     // Outside the roots reads as not found, whether or not the path exists.
-    const allowed = code === 'ETIMEDOUT' ? context.roots.allowsByName(path) : context.roots.allows(path);
-    if (!allowed || code === 'ENOENT' || code === 'ENOTDIR') throw RpcError.resourceNotFound(uri);
+    if (!context.roots.allowsFailed(path, error) || code === 'ENOENT' || code === 'ENOTDIR') throw RpcError.resourceNotFound(uri);
     if ((error as Error).name === 'AbortError') throw error;
     throw new RpcError(PROBE_FAILED, `${String(code)}: ${path}: ${failureReason(error, context.probeTimeout)}`, { uri, code });
   }

@@ -4,8 +4,18 @@
 //
 // The real path is read only after the path's mount has answered a probe:
 // realpath on a dead mount would block (and in libuv's pool, starve it).
+//
+// realpath does not see through bind mounts, so a real path is also checked
+// under its other names (mountAliases): a bind mount inside a root of a
+// directory from outside every root is refused like a symlink out of it.
 import { realpathSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+
+import { displayPath } from '../format/displayPath.js';
+import { mountAliases } from '../probe/probe.js';
+
+/** Errors that say the path itself is unusable (NUL byte, lone surrogate, too long): judged by name, without touching the file system. */
+const INVALID_PATH = new Set(['ERR_INVALID_ARG_VALUE', 'ERR_INVALID_ARG_TYPE', 'ENAMETOOLONG']);
 
 function within(path: string, root: string): boolean {
   const rel = relative(root, path);
@@ -32,8 +42,14 @@ export class RootPolicy {
   /** The roots' real paths; empty when every path is allowed. */
   readonly roots: readonly string[];
 
-  /** Throws with a message naming the root when one does not exist. */
-  constructor(roots: readonly string[]) {
+  /**
+   * Throws with a message naming the root when one does not exist.
+   * `aliases` gives a real path's other names (tests replace it).
+   */
+  constructor(
+    roots: readonly string[],
+    private readonly aliases: (realPath: string) => string[] = mountAliases,
+  ) {
     this.roots = roots.map((root) => {
       try {
         return realpathSync.native(resolve(root));
@@ -51,7 +67,23 @@ export class RootPolicy {
   allows(path: string): boolean {
     if (!this.restricted) return true;
     const real = realLocation(path);
-    return this.roots.some((root) => within(real, root));
+    if (!this.roots.some((root) => within(real, root))) return false;
+    const aliases = this.aliases(real);
+    if (aliases.length === 0) return true;
+    // Every other name must lie under a root too, or under another name of
+    // one (a root that is itself a bind mount is reached both ways).
+    const rootNames = this.roots.flatMap((root) => [root, ...this.aliases(root)]);
+    return aliases.every((alias) => rootNames.some((root) => within(alias, root)));
+  }
+
+  /**
+   * Whether to report a failed probe of `path`, or refuse it as outside the
+   * roots. A mount that does not answer, and a path that is unusable as
+   * such, are judged by name: their real paths cannot, or need not, be read.
+   */
+  allowsFailed(path: string, error: unknown): boolean {
+    const code = (error as { code?: unknown } | null)?.code;
+    return code === 'ETIMEDOUT' || INVALID_PATH.has(code as string) ? this.allowsByName(path) : this.allows(path);
   }
 
   /** Whether `path` lies under a root by name alone: for a mount that does not answer, whose real paths cannot be read. */
@@ -66,6 +98,6 @@ export class RootPolicy {
 
   /** The one answer for every refused path, existing or not. */
   refusal(path: string): string {
-    return `EACCES: ${path}: outside the allowed roots (${this.roots.join(', ')}); ask about a path under one of them`;
+    return `EACCES: ${displayPath(path)}: outside the allowed roots (${this.roots.join(', ')}); ask about a path under one of them`;
   }
 }

@@ -94,6 +94,34 @@ export function validatePath(path: unknown): asserts path is string {
       `The argument 'path' must be a string without null bytes. Received ${JSON.stringify(path)}`,
     );
   }
+  // fs would pass a lone surrogate on as U+FFFD, the name of another file.
+  if (SURROGATE.test(path) && LONE_SURROGATE.test(path)) {
+    throw codeError(
+      TypeError,
+      'ERR_INVALID_ARG_VALUE',
+      `The argument 'path' must be well-formed Unicode: it holds a lone surrogate, which no file name can contain. Received ${JSON.stringify(path)}`,
+    );
+  }
+}
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+/** A surrogate that is not half of a pair: in "u" mode pairs are one code point, so only lone ones match. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * PATH_MAX in bytes, the terminating NUL included: Linux 4096, macOS 1024;
+ * Windows counts UTF-16 units, up to 32767 for a \\?\ path.
+ */
+const PATH_MAX = process.platform === 'win32' ? 32767 : process.platform === 'darwin' ? 1024 : 4096;
+
+/**
+ * Throws ENAMETOOLONG for a path the OS would refuse as too long. Refused
+ * here, before any lookup, so that a megabyte-long name costs nothing.
+ */
+export function validatePathLength(path: string, syscall: string): void {
+  if (process.platform === 'win32' ? path.length > PATH_MAX : path.length * 3 >= PATH_MAX && Buffer.byteLength(path) >= PATH_MAX) {
+    throw codeNameError('ENAMETOOLONG', syscall, path);
+  }
 }
 
 /** Validates a timeout option: a positive number of milliseconds, or Infinity. */

@@ -141,6 +141,30 @@ export class MountTable {
     return best ?? candidates[candidates.length - 1];
   }
 
+  /**
+   * The other names of `path`, which the mount holding it (by name) also has:
+   * where the same directory of the same device is reached through another
+   * mount of that device, as with the source of a bind mount, or a second
+   * mount of a whole file system. Linux only (elsewhere the table has no
+   * device numbers); from the table alone, so safe on a dead mount.
+   */
+  aliases(path: string): string[] {
+    const mount = this.lexical(path);
+    if (mount === undefined || Number.isNaN(mount.deviceKey)) return [];
+    const others = this.byDevice.get(mount.deviceKey)!;
+    if (others.length === 1) return [];
+    // Where `path` lies inside the device: the mount's root plus the rest.
+    const rest = path.slice(mount.mountPoint.length).replace(/^\/+/, '');
+    const inDevice = rest === '' ? mount.root : `${mount.root.replace(/\/$/, '')}/${rest}`;
+    const names: string[] = [];
+    for (const other of others) {
+      if (other === mount || !isWithin(inDevice, other.root, '/', false)) continue;
+      const below = inDevice.slice(other.root.length).replace(/^\/+/, '');
+      names.push(below === '' ? other.mountPoint : `${other.mountPoint.replace(/\/$/, '')}/${below}`);
+    }
+    return names;
+  }
+
   has(key: number): boolean {
     return this.byDevice.has(key);
   }

@@ -5,7 +5,7 @@ import { isAbsolute, parse, resolve, toNamespacedPath } from 'node:path';
 
 import type { AnyUsage, ProbeBackend, ProbeContext, ProbeTarget } from './backend.js';
 import { DeadMountGuard, type MountEvent } from './deadMountGuard.js';
-import { abortError, codeError, timeoutError, validatePath, validateSignal, validateTimeout } from './errors.js';
+import { abortError, codeError, timeoutError, validatePath, validatePathLength, validateSignal, validateTimeout } from './errors.js';
 import { readMountTable } from './mountSources.js';
 import { type MountEntry, MountTableCache } from './mountTable.js';
 import { loadNativeBinding, type NativeBinding } from './nativeBinding.js';
@@ -64,9 +64,22 @@ const impl: ProbeBackend = binding ? createNativeBackend(binding, context) : cre
 /** Which backend answers in this process: the native addon, or the fs.statfs fallback. */
 export const backend: Backend = impl.name;
 
+/** The system call named in errors, as each backend names it. */
+const SYSCALL = impl.name === 'native' && process.platform !== 'win32' ? 'statvfs' : 'statfs';
+
 /** Subscribes to mounts going stuck, answering again, and coming and going; returns the unsubscribe function. */
 export function onMountEvent(listener: (event: MountEvent) => void): () => void {
   return guard.on(listener);
+}
+
+/**
+ * The other names of `path` in this mount namespace: the same directory of
+ * the same device, reached through another mount (a bind mount's source, or
+ * a second mount of the file system). Linux; [] elsewhere. From the cached
+ * mount table only: `path` should already be a real path.
+ */
+export function mountAliases(path: string): string[] {
+  return tables.current().aliases(path);
 }
 
 /** Mount points whose last probe timed out and has not returned. */
@@ -115,6 +128,7 @@ export function diskUsage(path: string, options?: DiskUsageOptions): Promise<Dis
 export function diskUsage(path: string, options: DiskUsageOptions = {}): Promise<AnyUsage> {
   try {
     validatePath(path);
+    validatePathLength(path, SYSCALL);
     validateSignal(options.signal);
     const timeout = validateTimeout(options.timeout) ?? DEFAULT_TIMEOUT_MS;
     if (options.signal?.aborted) return Promise.reject(abortError(options.signal));
@@ -137,6 +151,7 @@ export function diskUsageSync(path: string, options?: DiskUsageSyncOptions & { b
 export function diskUsageSync(path: string, options?: DiskUsageSyncOptions): DiskUsage<number> | DiskUsage<bigint>;
 export function diskUsageSync(path: string, options?: DiskUsageSyncOptions): AnyUsage {
   validatePath(path);
+  validatePathLength(path, SYSCALL);
   const bigint = options?.bigint === true;
   const timeout = options === undefined ? undefined : validateTimeout(options.timeout);
   const bounded = timeout !== undefined && timeout !== Infinity;

@@ -75,6 +75,8 @@ export class McpClient {
   private readonly closed: Promise<Exit>;
   /** Whether the test dealt with the exit itself (close(), kill()), so teardown need not judge it. */
   private exitHandled = false;
+  /** Whether the test closed the server's stdout, so its last line may be cut short. */
+  private stdoutClosed = false;
 
   constructor(options: ServerOptions = {}) {
     this.transcript = new Transcript(options.version ?? LATEST_VERSION);
@@ -222,6 +224,17 @@ export class McpClient {
     return result;
   }
 
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /** Closes the read end of the server's stdout, as a host that dies does; the test then owns the exit. */
+  closeStdout(): void {
+    this.stdoutClosed = true;
+    this.exitHandled = true;
+    this.child.stdout.destroy();
+  }
+
   /** Sends a signal; the test then owns the exit (see `exited`). */
   kill(signal: NodeJS.Signals): void {
     this.exitHandled = true;
@@ -257,7 +270,7 @@ export class McpClient {
         await within(this.closed, EXIT_MS, () => 'timeout').catch(() => problems.push('and it would not die'));
       }
     }
-    if (this.transcript.unfinishedBytes > 0) problems.push(`stdout ended with ${this.transcript.unfinishedBytes} bytes that are not a complete line`);
+    if (this.transcript.unfinishedBytes > 0 && !this.stdoutClosed) problems.push(`stdout ended with ${this.transcript.unfinishedBytes} bytes that are not a complete line`);
     const status = this.exitStatus;
     if (!this.exitHandled && status && (status.code !== 0 || status.signal !== null)) {
       problems.push(`the server exited with ${JSON.stringify(status)} at EOF${this.context()}`);

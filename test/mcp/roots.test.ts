@@ -6,13 +6,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { RootPolicy } from '../../dist/mcp/roots.js';
 import { diskUsageTool } from '../../dist/mcp/tools/diskUsageTool.js';
-import { tempDir } from '../helpers/system.js';
+import { MountTable, parseMountInfo } from '../../dist/probe/mountTable.js';
+import { announceSkip, bindMount, mountTmpfs, rootSkipReason, type TestMount, tempDir } from '../helpers/system.js';
+
+const toolContext = (policy: RootPolicy) => ({ signal: new AbortController().signal, probeTimeout: 2000, roots: policy, progress() {}, log() {} });
+const refusalOf = (path: string, root: string) => ({ text: `EACCES: ${path}: outside the allowed roots (${root}); ask about a path under one of them`, isError: true });
 
 describe('RootPolicy with the disk_usage tool', () => {
   let base: string;
   let root: string;
   let policy: RootPolicy;
-  const call = async (path: string) => diskUsageTool.call({ path }, { signal: new AbortController().signal, probeTimeout: 2000, roots: policy, progress() {}, log() {} });
+  const call = async (path: string) => diskUsageTool.call({ path }, toolContext(policy));
 
   beforeAll(() => {
     base = tempDir();
@@ -37,11 +41,108 @@ describe('RootPolicy with the disk_usage tool', () => {
     const refused = [join(root, 'escape'), join(root, 'escape', 'secret'), join(root, '..', 'outside'), join(root, 'escape', 'missing'), join(base, 'outside', 'nope'), '/etc'];
     for (const path of refused) {
       const result = await call(path);
-      expect(result).toEqual({ text: `EACCES: ${path}: outside the allowed roots (${root}); ask about a path under one of them`, isError: true });
+      expect(result).toEqual(refusalOf(path, root));
     }
+  });
+
+  it('refuses a NUL byte, a lone surrogate and a path over PATH_MAX, judging them by name only', async () => {
+    // Inside the root: the path itself is the problem, and the answer says why.
+    const nul = await call(`${root}/inside\0/etc`);
+    expect(nul.isError).toBe(true);
+    expect(nul.text).toMatch(/^ERR_INVALID_ARG_VALUE: .*without null bytes/);
+    // fs would turn the surrogate into U+FFFD and probe another name.
+    const lone = await call(`${root}/inside/\ud800`);
+    expect(lone.isError).toBe(true);
+    expect(lone.text).toMatch(/^ERR_INVALID_ARG_VALUE: .*lone surrogate/);
+    const long = await call(`${root}/${'a/'.repeat(3000)}`);
+    expect(long.isError).toBe(true);
+    expect(long.text).toMatch(/^ENAMETOOLONG: .*…\(\d+ characters\)….*: name too long$/);
+    expect(long.text.length).toBeLessThan(2000);
+    // Outside: the one refusal, as for every other path there.
+    for (const path of [`${base}/outside\0x`, `${base}/outside/\udc00`, `/etc/${'b'.repeat(5000)}`]) {
+      const result = await call(path);
+      expect(result.isError).toBe(true);
+      expect(result.text).toMatch(/^EACCES: .*: outside the allowed roots/);
+    }
+  });
+
+  it('answers an existing path and a missing one outside the roots identically', async () => {
+    const existing = join(base, 'outside', 'secret');
+    const missing = join(base, 'outside', 'absent');
+    const [a, b] = [await call(existing), await call(missing)];
+    expect(a.text.replace(existing, '<path>')).toBe(b.text.replace(missing, '<path>'));
+    expect(a).toEqual(refusalOf(existing, root));
   });
 
   it('refuses to start with a root that does not exist', () => {
     expect(() => new RootPolicy([join(base, 'nowhere')])).toThrow(`--root ${join(base, 'nowhere')}: no such directory`);
+  });
+});
+
+describe('MountTable.aliases: the other names a bind mount gives a directory', () => {
+  // mountinfo lines: id parent major:minor root mountPoint options - type source superOptions
+  const table = new MountTable(
+    parseMountInfo(
+      [
+        '1 0 8:1 / / rw - ext4 /dev/sda1 rw',
+        '2 1 8:1 /etc /data/etc rw - ext4 /dev/sda1 rw',
+        '3 1 0:40 / /data/tmp rw - tmpfs tmpfs rw',
+        '4 1 8:1 /srv/data /data rw - ext4 /dev/sda1 rw',
+        '5 1 8:1 / /mnt/whole rw - ext4 /dev/sda1 rw',
+      ].join('\n'),
+    ),
+  );
+
+  it('maps a path through every other mount of its device that shows it', () => {
+    expect(table.aliases('/data/etc/passwd').sort()).toEqual(['/etc/passwd', '/mnt/whole/etc/passwd']);
+    expect(table.aliases('/data/file').sort()).toEqual(['/mnt/whole/srv/data/file', '/srv/data/file']);
+    expect(table.aliases('/etc').sort()).toEqual(['/data/etc', '/mnt/whole/etc']);
+  });
+
+  it('gives none for a file system mounted only once', () => {
+    expect(table.aliases('/data/tmp/x')).toEqual([]);
+  });
+});
+
+describe.skipIf(announceSkip('roots against real bind mounts', rootSkipReason))('RootPolicy with real bind mounts', () => {
+  const mounts: TestMount[] = [];
+  let base: string;
+  afterAll(() => {
+    for (const mount of mounts.reverse()) mount.cleanup();
+    rmSync(base, { recursive: true, force: true });
+  });
+
+  it('refuses a bind mount of an outside directory inside a root, and allows mounts that are the root\'s own', async () => {
+    // Everything lives on one tmpfs, so its directories can be bound elsewhere on it.
+    base = tempDir();
+    mounts.push(mountTmpfs('size=8m', base));
+    const root = join(base, 'root');
+    mkdirSync(join(root, 'own'), { recursive: true });
+    mkdirSync(join(base, 'outside'), { recursive: true });
+    writeFileSync(join(base, 'outside', 'secret'), 'x');
+    mkdirSync(join(root, 'window'));
+    mkdirSync(join(root, 'mirror'));
+    mkdirSync(join(root, 'scratch'));
+    mounts.push(bindMount(join(base, 'outside'), join(root, 'window')));
+    mounts.push(bindMount(join(root, 'own'), join(root, 'mirror')));
+    mounts.push(mountTmpfs('size=1m', join(root, 'scratch')));
+    const policy = new RootPolicy([root]);
+    const call = async (path: string) => diskUsageTool.call({ path }, toolContext(policy));
+
+    // A window onto an outside directory: refused, existing or not.
+    expect(await call(join(root, 'window', 'secret'))).toEqual(refusalOf(join(root, 'window', 'secret'), root));
+    expect(await call(join(root, 'window', 'absent'))).toEqual(refusalOf(join(root, 'window', 'absent'), root));
+    expect(await call(join(root, 'window'))).toEqual(refusalOf(join(root, 'window'), root));
+    // A bind of the root's own directory, and a file system of its own: allowed.
+    expect((await call(join(root, 'mirror'))).isError).toBeFalsy();
+    expect((await call(join(root, 'scratch'))).isError).toBeFalsy();
+    expect((await call(join(root, 'own'))).isError).toBeFalsy();
+
+    // A root that is itself a bind mount is reached under its source's name too.
+    const viaBind = join(base, 'via');
+    mkdirSync(viaBind);
+    mounts.push(bindMount(root, viaBind));
+    const boundPolicy = new RootPolicy([viaBind]);
+    expect((await diskUsageTool.call({ path: join(viaBind, 'own') }, toolContext(boundPolicy))).isError).toBeFalsy();
   });
 });

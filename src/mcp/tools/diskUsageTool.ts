@@ -46,10 +46,8 @@ export const diskUsageTool: Tool = {
       }
       return { text, structured: usageData(usage) };
     } catch (error) {
-      // Refused the same way whether it exists or not; a dead mount's paths go by name.
-      const code = (error as { code?: unknown }).code;
-      const allowed = code === 'ETIMEDOUT' ? roots.allowsByName(path) : roots.allows(path);
-      return allowed ? probeFailure(path, error, context.probeTimeout) : { text: roots.refusal(path), isError: true };
+      // Refused the same way whether it exists or not.
+      return roots.allowsFailed(path, error) ? probeFailure(path, error, context.probeTimeout) : { text: roots.refusal(path), isError: true };
     }
   },
 };
