@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "disk_usage.h"
@@ -63,6 +64,7 @@ class Addon : public Napi::Addon<Addon> {
         InstanceValue("slotCount", Napi::Number::New(env, kSlotCount), napi_enumerable),
         InstanceMethod("statSync", &Addon::StatSync),
         InstanceMethod("statSyncTimeout", &Addon::StatSyncTimeout),
+        InstanceMethod("statBeneath", &Addon::StatBeneath),
         InstanceMethod("statAsync", &Addon::StatAsync),
         InstanceMethod("statAsyncBatch", &Addon::StatAsyncBatch),
         InstanceMethod("abandon", &Addon::Abandon),
@@ -116,6 +118,40 @@ class Addon : public Napi::Addon<Addon> {
     if (error == 0) error = ProbePath(path_, info[1].ToBoolean().Value(), &sync_stats_, &syscall);
     WriteSlots(sync_stats_, error, syscall);
     return Napi::Number::New(info.Env(), error);
+  }
+
+  // (mountPoint, mountId, relative) -> 0 | errno | kCannotProbeInline: a probe on this
+  // thread that cannot block (see ProbeBeneath), beneath the root of a mount kept open
+  // until the mount table changes.
+  Napi::Value StatBeneath(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    const uint64_t generation = watch_.Generation();
+    if (generation != roots_generation_) {
+      for (const auto& root : roots_) CloseMountRoot(root.second);
+      roots_.clear();
+      roots_generation_ = generation;
+    }
+    const uint64_t mount_id = static_cast<uint64_t>(info[1].As<Napi::Number>().DoubleValue());
+    auto found = roots_.find(mount_id);
+    int root_fd = found == roots_.end() ? -1 : found->second;
+    if (root_fd < 0) {
+      if (ReadPath(info, path_) != 0) return Napi::Number::New(env, kCannotProbeInline);
+      root_fd = OpenMountRoot(path_, mount_id);
+      if (root_fd < 0) return Napi::Number::New(env, kCannotProbeInline);  // retried next time: the cache may warm
+      if (roots_.size() >= kMaxMountRoots) {
+        for (const auto& root : roots_) CloseMountRoot(root.second);
+        roots_.clear();
+      }
+      roots_[mount_id] = root_fd;
+    }
+    size_t length = 0;
+    if (napi_get_value_string_utf8(env, info[2], path_, kMaxPathBytes + 2, &length) != napi_ok || length > kMaxPathBytes) {
+      return Napi::Number::New(env, kCannotProbeInline);
+    }
+    Syscall syscall = kSyscallStatvfs;
+    const int error = ProbeBeneath(root_fd, path_, &sync_stats_, &syscall);
+    if (error != kCannotProbeInline) WriteSlots(sync_stats_, error, syscall);
+    return Napi::Number::New(env, error);
   }
 
   // (path, lane, id, timeoutMs, withDevice) -> 0 | errno | -1 (timed out; the job goes on
@@ -266,6 +302,8 @@ class Addon : public Napi::Addon<Addon> {
   void Close() {
     if (closed_) return;
     closed_ = true;
+    for (const auto& root : roots_) CloseMountRoot(root.second);
+    roots_.clear();
     pool_->Shutdown();  // after this, no thread calls into callback_
     if (has_callback_) callback_.Abort();
     has_callback_ = false;
@@ -291,6 +329,10 @@ class Addon : public Napi::Addon<Addon> {
   MountTableWatch watch_;
   DiskStats sync_stats_{};
   std::vector<ProbeJob*> batch_;  // reused by StatAsyncBatch
+  // Open roots of the mounts StatBeneath probes, by mount id, for one generation of the table.
+  static constexpr size_t kMaxMountRoots = 256;
+  std::unordered_map<uint64_t, int> roots_;
+  uint64_t roots_generation_ = 0;
   char path_[kMaxPathBytes + 2];
 };
 

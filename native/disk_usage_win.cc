@@ -125,4 +125,9 @@ int ProbePath(const char* path, bool with_device, DiskStats* out, Syscall* sysca
   return 0;
 }
 
+// No inline probes on Windows: every probe runs on the addon's threads.
+int OpenMountRoot(const char*, uint64_t) { return -1; }
+void CloseMountRoot(int) {}
+int ProbeBeneath(int, const char*, DiskStats*, Syscall*) { return kCannotProbeInline; }
+
 }  // namespace diskprobe

@@ -11,6 +11,15 @@ export interface ProbeTarget {
   readonly path: string;
   /** The mount the path lies under by name: the dead-mount guard's key. */
   readonly mountPoint: string;
+  /** That mount's table entry, when the table has one. */
+  readonly mount?: MountEntry | undefined;
+  /**
+   * What a timeout marks as stuck, and later probes fail fast on: the mount
+   * point, or the path itself when its mount answers from memory and so
+   * cannot hang. A probe there hangs only where the path leads off the
+   * mount (a symlink into a dead mount), which must not fail the whole mount.
+   */
+  readonly stuckKey: string;
 }
 
 export interface ProbeContext {
@@ -34,9 +43,16 @@ export interface ProbeBackend {
 /** Lane ids for the backends: one per mount point, so a dead mount holds one thread. */
 export class LaneIds {
   private readonly ids = new Map<string, number>();
+  private last = 0;
   of(mountPoint: string): number {
     let id = this.ids.get(mountPoint);
-    if (id === undefined) this.ids.set(mountPoint, (id = this.ids.size + 1));
+    if (id === undefined) this.ids.set(mountPoint, (id = ++this.last));
+    return id;
+  }
+  /** Gives the mount a fresh lane, leaving the old one to a call stuck in it. */
+  retire(mountPoint: string): number {
+    const id = ++this.last;
+    this.ids.set(mountPoint, id);
     return id;
   }
 }

@@ -15,7 +15,7 @@ export function readMountTable(binding: NativeBinding | undefined): MountTable {
     }
   }
   const windows = process.platform === 'win32';
-  let listed: Array<Omit<MountEntry, 'pseudo' | 'deviceKey' | 'root'>> | null = null;
+  let listed: Array<Omit<MountEntry, 'pseudo' | 'deviceKey' | 'root' | 'mountId' | 'answersFromMemory'>> | null = null;
   try {
     listed = binding?.listMounts() ?? (windows ? windowsDrives() : darwinMounts());
   } catch {
@@ -26,12 +26,14 @@ export function readMountTable(binding: NativeBinding | undefined): MountTable {
     pseudo: isPseudoType(mount.fsType),
     deviceKey: NaN,
     root: windows ? '\\' : '/',
+    mountId: NaN,
+    answersFromMemory: false,
   }));
   return windows ? new MountTable(entries, '\\', true) : new MountTable(entries);
 }
 
 /** Without the addon on Windows: the drive letters that exist. */
-function windowsDrives(): Array<Omit<MountEntry, 'pseudo' | 'deviceKey' | 'root'>> {
+function windowsDrives(): Array<Omit<MountEntry, 'pseudo' | 'deviceKey' | 'root' | 'mountId' | 'answersFromMemory'>> {
   const drives = [];
   for (let code = 65; code <= 90; code++) {
     const root = `${String.fromCharCode(code)}:\\`;
@@ -41,7 +43,7 @@ function windowsDrives(): Array<Omit<MountEntry, 'pseudo' | 'deviceKey' | 'root'
 }
 
 /** Without the addon on macOS: mount(8)'s "device on /path (type, options)" lines. */
-function darwinMounts(): Array<Omit<MountEntry, 'pseudo' | 'deviceKey' | 'root'>> {
+function darwinMounts(): Array<Omit<MountEntry, 'pseudo' | 'deviceKey' | 'root' | 'mountId' | 'answersFromMemory'>> {
   const output = execFileSync('/sbin/mount', { encoding: 'utf8', timeout: 5000 });
   const mounts = [];
   for (const line of output.split('\n')) {

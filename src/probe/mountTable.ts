@@ -12,6 +12,13 @@ export interface MountEntry extends Mount {
   readonly root: string;
   /** Mounted from a network server. */
   readonly remote: boolean;
+  /** The kernel's id of this mount (mountinfo's first field; Linux), or NaN. */
+  readonly mountId: number;
+  /**
+   * Whether the file system answers statfs from memory, never from a device
+   * or a server: a cached path beneath it can be probed inline (Linux).
+   */
+  readonly answersFromMemory: boolean;
 }
 
 /** File systems with no storage of their own (after util-linux's pseudofs list). */
@@ -23,6 +30,20 @@ const PSEUDO_TYPES = new Set([
 ]);
 
 const REMOTE_TYPES = /^(nfs\d?|cifs|smb3?|smbfs|ncpfs|afs|9p|ceph|glusterfs|fuse\.sshfs|sshfs|lustre|gfs2?|ocfs2|beegfs|davfs|fuse\.rclone)$/;
+
+/**
+ * Local file systems whose statfs reads counters kept in memory, with no I/O
+ * and no daemon or server to wait for. overlay counts when it has an upper
+ * layer (its statfs is the upper layer's, always a local file system).
+ */
+const IN_MEMORY_STATFS = new Set([
+  'ext2', 'ext3', 'ext4', 'xfs', 'btrfs', 'tmpfs', 'devtmpfs', 'ramfs', 'f2fs', 'vfat', 'exfat', 'ntfs3',
+  'squashfs', 'iso9660', 'erofs', 'zfs',
+]);
+
+export function answersFromMemory(fsType: string, superOptions: readonly string[]): boolean {
+  return IN_MEMORY_STATFS.has(fsType) || (fsType === 'overlay' && superOptions.some((option) => option.startsWith('upperdir=')));
+}
 
 export function isPseudoType(fsType: string): boolean {
   return PSEUDO_TYPES.has(fsType);
@@ -63,6 +84,8 @@ export function parseMountInfo(text: string): MountEntry[] {
       deviceKey: major !== undefined && minor !== undefined ? deviceKey(major, minor) : NaN,
       root: decodeMountField(fields[3] ?? '/'),
       remote: isRemote(fsType, device),
+      mountId: Number(fields[0]),
+      answersFromMemory: answersFromMemory(fsType, superOptions),
     });
   }
   return entries;

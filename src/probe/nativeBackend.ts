@@ -5,7 +5,7 @@ import { LaneIds } from './backend.js';
 import { abortError, errnoError, timeoutError } from './errors.js';
 import { type Deadline, DeadlineTimer } from './deadlines.js';
 import { deviceKey, type MountEntry } from './mountTable.js';
-import { Flag, type NativeBinding, Slot, SYSCALLS } from './nativeBinding.js';
+import { CANNOT_PROBE_INLINE, Flag, type NativeBinding, Slot, SYSCALLS } from './nativeBinding.js';
 import { usedPercent, usedPercentBig } from './percent.js';
 import type { CancelSignal } from './types.js';
 import { makeInodes, makeUsage } from './usage.js';
@@ -34,6 +34,9 @@ interface KnownMount {
 const KNOWN_LIMIT = 1024;
 
 interface Waiter {
+  /** The addon's job id; a new one when the job moves to another lane. */
+  id: number;
+  lane: number;
   readonly target: ProbeTarget;
   readonly bigint: boolean;
   readonly resolve: (usage: AnyUsage) => void;
@@ -105,12 +108,12 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
     });
   }
 
-  /** Builds the result of the probe whose answer is in the slots now. */
-  function readSlots(path: string, bigint: boolean, names: readonly [string, string] | undefined, recalled?: KnownMount, learn = false): AnyUsage {
+  /** Builds the result of the probe whose answer is in the slots now; `known` is the mount that holds `path`, when that is known already. */
+  function readSlots(path: string, bigint: boolean, names: readonly [string, string] | undefined, known?: MountEntry, learn = false): AnyUsage {
     const flags = f64[Slot.flags]!;
     let mountPoint: string | null = null;
     let fsType: string | null = null;
-    let mount: MountEntry | undefined = recalled?.mount;
+    let mount: MountEntry | undefined = known;
     if (flags & Flag.hasNames) {
       names ??= binding.names();
       if (names) [mountPoint, fsType] = names;
@@ -147,13 +150,51 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
     return makeUsage(path, mountPoint, fsType, total, free, available, used, percent, f64[Slot.blockSize]!, inodes, 'native');
   }
 
+  const inlineProbes = process.platform === 'linux' && typeof binding.statBeneath === 'function';
+
+  /**
+   * Probes on this thread when that cannot block: the path's mount keeps
+   * its counts in memory (ext4, tmpfs, ...), and the kernel resolves the
+   * path from its cache without leaving that mount (native/disk_usage.h,
+   * ProbeBeneath). That skips the two thread hand-offs of a probe on the
+   * addon's threads. 0 or an errno is the answer; undefined means the
+   * usual probe must tell: a path not yet in the cache, a symlink or ".."
+   * out of the mount, any other file system.
+   */
+  function probeInline(target: ProbeTarget): number | undefined {
+    const mount = target.mount;
+    if (!inlineProbes || mount === undefined || !mount.answersFromMemory || target.osPath !== target.path) return undefined;
+    const { mountPoint } = mount;
+    const relative = target.path.length <= mountPoint.length ? '' : target.path.slice(mountPoint.length === 1 ? 1 : mountPoint.length + 1);
+    const status = binding.statBeneath(mountPoint, mount.mountId, relative);
+    return status === CANNOT_PROBE_INLINE ? undefined : status;
+  }
+
   const failure = (status: number, path: string): Error => errnoError(status, SYSCALLS[f64[Slot.syscall]!] ?? 'statvfs', path);
 
+  /**
+   * Marks what `target`'s timed-out probe (job `id`) holds as stuck. Where
+   * that is a path leading off a mount that cannot hang, the mount keeps
+   * serving: it gets a fresh lane, and the probes queued behind the stuck
+   * one move there (the stuck call keeps its thread until it returns).
+   */
   function markStuck(id: number, target: ProbeTarget, started: number, timeout: number): void {
     guard.markStuck(
-      { mountPoint: target.mountPoint, path: target.path, since: started, token: id, settled: () => !binding.pending(id) },
+      { mountPoint: target.stuckKey, path: target.path, since: started, token: id, settled: () => !binding.pending(id) },
       timeout,
     );
+    if (target.stuckKey === target.mountPoint) return;
+    const old = lanes.of(target.mountPoint);
+    const fresh = lanes.retire(target.mountPoint);
+    for (const [queuedId, waiter] of [...waiting]) {
+      if (waiter.lane !== old || queuedId === id) continue;
+      binding.abandon(queuedId);  // not started: only the stuck call runs in that lane
+      waiting.delete(queuedId);
+      waiter.id = nextId();
+      waiter.lane = fresh;
+      waiting.set(waiter.id, waiter);
+      submit(waiter.target.osPath, fresh, waiter.id, waiter.recalled === undefined);
+    }
   }
 
   function settle(id: number, waiter: Waiter): void {
@@ -182,11 +223,12 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
     if (status === 0 && recalled !== undefined && !sameFileSystem(recalled)) {
       // Another file system answers for the path now: ask again, with the device.
       waiter.recalled = undefined;
-      submit(target.osPath, lanes.of(target.mountPoint), id, true);
+      waiter.lane = lanes.of(target.mountPoint);
+      submit(target.osPath, waiter.lane, id, true);
       return;
     }
     settle(id, waiter);
-    if (status === 0) waiter.resolve(readSlots(target.path, waiter.bigint, names, recalled, recalled === undefined));
+    if (status === 0) waiter.resolve(readSlots(target.path, waiter.bigint, names, recalled?.mount, recalled === undefined));
     else waiter.reject(failure(status, target.path));
   });
 
@@ -201,39 +243,50 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
         status = binding.statSync(target.osPath, true);
       }
       if (status !== 0) throw failure(status, target.path);
-      return readSlots(target.path, bigint, undefined, recalled, recalled === undefined);
+      return readSlots(target.path, bigint, undefined, recalled?.mount, recalled === undefined);
     },
 
     syncWithTimeout(target, bigint, timeout) {
+      const inline = probeInline(target);
+      if (inline !== undefined) {
+        if (inline !== 0) throw failure(inline, target.path);
+        return readSlots(target.path, bigint, undefined, target.mount);
+      }
       const id = nextId();
       const started = performance.now();
       const status = binding.statSyncTimeout(target.osPath, lanes.of(target.mountPoint), id, timeout, true);
       if (status === TIMED_OUT) {
         markStuck(id, target, started, timeout);
-        throw timeoutError(target.path, target.mountPoint, timeout);
+        throw timeoutError(target.path, target.stuckKey, timeout);
       }
       if (status !== 0) throw failure(status, target.path);
       return readSlots(target.path, bigint, undefined);
     },
 
     async(target, bigint, timeout, signal) {
+      const inline = probeInline(target);
+      if (inline !== undefined) {
+        return inline === 0 ? Promise.resolve(readSlots(target.path, bigint, undefined, target.mount)) : Promise.reject(failure(inline, target.path));
+      }
       return new Promise((resolve, reject) => {
-        const id = nextId();
         const recalled = known.get(target.path);
-        const waiter: Waiter = { target, bigint, resolve, reject, started: performance.now(), recalled, deadline: undefined, signal, onAbort: undefined };
-        submit(target.osPath, lanes.of(target.mountPoint), id, recalled === undefined);
-        waiting.set(id, waiter);
+        const waiter: Waiter = {
+          id: nextId(), lane: lanes.of(target.mountPoint), target, bigint, resolve, reject,
+          started: performance.now(), recalled, deadline: undefined, signal, onAbort: undefined,
+        };
+        submit(target.osPath, waiter.lane, waiter.id, recalled === undefined);
+        waiting.set(waiter.id, waiter);
         if (timeout === Infinity) {
           if (unbounded++ === 0) binding.ref();
         } else {
           // The deadline's timer keeps the loop alive meanwhile.
           waiter.deadline = deadlines.add(timeout, () => {
-            markStuck(id, target, waiter.started, timeout);
-            abandon(id, timeoutError(target.path, target.mountPoint, timeout));
+            markStuck(waiter.id, target, waiter.started, timeout);
+            abandon(waiter.id, timeoutError(target.path, target.stuckKey, timeout));
           });
         }
         if (signal) {
-          waiter.onAbort = () => abandon(id, abortError(signal));
+          waiter.onAbort = () => abandon(waiter.id, abortError(signal));
           signal.addEventListener('abort', waiter.onAbort, { once: true });
         }
       });

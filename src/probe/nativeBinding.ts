@@ -13,6 +13,12 @@ export interface NativeBinding {
   statSync(path: string, withDevice: boolean): number;
   /** Probes on the addon's thread for `lane`, waiting at most `timeoutMs`. Returns 0, an errno, or -1 when it timed out. */
   statSyncTimeout(path: string, lane: number, id: number, timeoutMs: number, withDevice: boolean): number;
+  /**
+   * Probes `relative` beneath the root of mount `mountId` (at `mountPoint`) on this thread,
+   * only if that cannot block: from the dentry cache alone, never leaving the mount (Linux).
+   * Returns 0, an errno, or CANNOT_PROBE_INLINE.
+   */
+  statBeneath(mountPoint: string, mountId: number, relative: string): number;
   /** Queues a probe; the answer comes to the callback. */
   statAsync(path: string, lane: number, id: number, withDevice: boolean): void;
   /** Queues several probes at once (one wake-up of the addon's threads); answers come one by one. */
@@ -47,6 +53,9 @@ export const Slot = {
   fsidLow: 12,
   mountGeneration: 13,
 } as const;
+
+/** statBeneath's answer when only the usual probe can tell (native/disk_usage.h: kCannotProbeInline). */
+export const CANNOT_PROBE_INLINE = -2;
 
 export const Flag = { hasInodes: 1, hasDevice: 2, hasNames: 4 } as const;
 

@@ -106,14 +106,15 @@ function isNormalPosix(path: string): boolean {
 function targetOf(path: string, withMount: boolean): ProbeTarget {
   const absolute = !windows && isNormalPosix(path) ? path : resolve(path);
   const osPath = windows ? toNamespacedPath(absolute) : path;
-  if (!withMount) return { osPath, path: absolute, mountPoint: '' };
+  if (!withMount) return { osPath, path: absolute, mountPoint: '', stuckKey: '' };
   const mount = tables.current().lexical(absolute);
-  return { osPath, path: absolute, mountPoint: mount?.mountPoint ?? parse(absolute).root };
+  const mountPoint = mount?.mountPoint ?? parse(absolute).root;
+  return { osPath, path: absolute, mountPoint, mount, stuckKey: mount?.answersFromMemory ? absolute : mountPoint };
 }
 
 function failFast(target: ProbeTarget, timeout: number): void {
-  const stuck = guard.blocking(target.mountPoint);
-  if (stuck) throw timeoutError(target.path, target.mountPoint, timeout, performance.now() - stuck.since);
+  const stuck = guard.blocking(target.stuckKey);
+  if (stuck) throw timeoutError(target.path, target.stuckKey, timeout, performance.now() - stuck.since);
 }
 
 /**

@@ -1,7 +1,9 @@
 // A dead mount (the FUSE `hang` fixture: statfs never answers) must not
 // freeze the caller, starve libuv's pool, or cost a thread per probe.
 import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -97,6 +99,35 @@ describe.skipIf(skip)(`a dead mount on the ${process.env.DISKPROBE_BACKEND} back
       expect(took).toBeLessThan(TIMEOUT + 2000);
     } finally {
       other.cleanup();
+    }
+  });
+
+  it('marks only the path stuck when a symlink on a mount that cannot hang leads into the dead one', async () => {
+    // The temp dir's file system answers statfs from memory (ext4, tmpfs, ...):
+    // a probe there hangs only where the path leads off it.
+    const dir = mkdtempSync(join(tmpdir(), 'diskprobe-link-'));
+    try {
+      const link = join(dir, 'link');
+      symlinkSync(dead.dir, link);
+      mkdirSync(join(dir, 'sub'));
+      writeFileSync(join(dir, 'file'), 'x');
+      const holder = (await diskUsage(dir)).mountPoint!;
+      const started = performance.now();
+      const stuck = diskUsage(link, { timeout: TIMEOUT });
+      // Queued behind the stuck probe in its mount's lane (".." keeps them off the inline path).
+      const behind = Array.from({ length: 4 }, () => diskUsage(join(dir, 'sub', '..', 'file'), { timeout: 10 * TIMEOUT }));
+      await expect(stuck).rejects.toMatchObject({ code: 'ETIMEDOUT', mountPoint: link });
+      for (const usage of await Promise.all(behind)) expect(usage.mountPoint).toBe(holder);
+      expect(performance.now() - started).toBeLessThan(3 * TIMEOUT);
+      expect(stuckMounts()).toContain(link);
+      expect(stuckMounts()).not.toContain(holder);
+      // The mount goes on answering, the link fails fast, and a sync probe of it is bounded.
+      expect(diskUsageSync(join(dir, 'sub')).mountPoint).toBe(holder);
+      expect((await diskUsage(join(dir, 'sub', '..'))).mountPoint).toBe(holder);
+      await expect(diskUsage(link, { timeout: 60_000 })).rejects.toMatchObject({ code: 'ETIMEDOUT' });
+      expect(() => diskUsageSync(link, { timeout: 60_000 })).toThrow(expect.objectContaining({ code: 'ETIMEDOUT' }));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
