@@ -10,11 +10,14 @@
       "cflags_cc": ["-std=c++17", "-Wall", "-Wextra"],
       "conditions": [
         ["OS=='win'", {
-          "sources": ["native/disk_usage_win.cc", "native/mount_list_win.cc", "native/win_delay_load_hook.cc"],
+          "sources": ["native/disk_usage_win.cc", "native/mount_list_win.cc"],
           "defines": ["UNICODE", "_UNICODE", "WIN32_LEAN_AND_MEAN"],
           "msvs_settings": {"VCCLCompilerTool": {"ExceptionHandling": 1, "AdditionalOptions": ["/std:c++17"]}}
         }, {
           "sources": ["native/disk_usage_posix.cc", "native/mount_list_posix.cc"]
+        }],
+        ["OS=='linux'", {
+          "libraries": ["-ldl"]
         }],
         ["OS=='mac'", {
           "xcode_settings": {

@@ -4,9 +4,18 @@
 // Results travel through one preallocated buffer of 64-bit slots that JS
 // reads through two views (BigUint64Array for exact bigint results,
 // Float64Array for numbers), so a synchronous probe allocates nothing here.
+// When a worker is terminated, a failed N-API call inside a method makes
+// node-addon-api throw, and its rethrow into JS fails too: without this, the
+// second exception escapes into Node and calls std::terminate().
+#define NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS
 #include <napi.h>
 
 #include <errno.h>
+#if defined(_WIN32)
+#include <windows.h>
+#else
+#include <dlfcn.h>
+#endif
 #include <string.h>
 
 #include <memory>
@@ -42,6 +51,31 @@ enum Slot : size_t {
 
 constexpr int kTimedOut = -1;
 
+// Room for kMaxPathBytes, one more character of up to 4 UTF-8 bytes, and the
+// NUL: napi_get_value_string_utf8 copies whole characters only, so with less
+// room a path just over the limit comes back shorter than the limit,
+// truncated, and the truncated path is probed instead of ENAMETOOLONG.
+constexpr size_t kPathBuffer = kMaxPathBytes + 5;
+
+// Node dlclose()s an addon when the environment that loaded it ends (a
+// worker). The pool's detached threads, the mount watcher, and a thread stuck
+// in the kernel outlive it and would run unmapped code: load this module once
+// more, never to be unloaded.
+void PinModule() {
+  static bool pinned = false;
+  if (pinned) return;
+#if defined(_WIN32)
+  HMODULE self = nullptr;
+  pinned = GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | GET_MODULE_HANDLE_EX_FLAG_PIN,
+                              reinterpret_cast<LPCWSTR>(&PinModule), &self) != 0;
+#else
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&PinModule), &info) != 0 && info.dli_fname != nullptr) {
+    pinned = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NODELETE) != nullptr;
+  }
+#endif
+}
+
 class Addon;
 void DeliverToJs(Napi::Env env, Napi::Function callback, Addon* addon, ProbeJob* job);
 using Callback = Napi::TypedThreadSafeFunction<Addon, ProbeJob, DeliverToJs>;
@@ -49,6 +83,7 @@ using Callback = Napi::TypedThreadSafeFunction<Addon, ProbeJob, DeliverToJs>;
 class Addon : public Napi::Addon<Addon> {
  public:
   Addon(Napi::Env env, Napi::Object exports) {
+    PinModule();
     Napi::ArrayBuffer slots = Napi::ArrayBuffer::New(env, kSlotCount * 2 * sizeof(uint64_t));
     u64_ = static_cast<uint64_t*>(slots.Data());
     f64_ = reinterpret_cast<double*>(u64_ + kSlotCount);
@@ -102,7 +137,7 @@ class Addon : public Napi::Addon<Addon> {
   int ReadPath(const Napi::CallbackInfo& info, char* buffer) {
     napi_value value = info[0];
     size_t length = 0;
-    napi_status status = napi_get_value_string_utf8(info.Env(), value, buffer, kMaxPathBytes + 2, &length);
+    napi_status status = napi_get_value_string_utf8(info.Env(), value, buffer, kPathBuffer, &length);
     if (status != napi_ok) {
       Napi::TypeError::New(info.Env(), "path must be a string").ThrowAsJavaScriptException();
       return -1;
@@ -145,7 +180,7 @@ class Addon : public Napi::Addon<Addon> {
       roots_[mount_id] = root_fd;
     }
     size_t length = 0;
-    if (napi_get_value_string_utf8(env, info[2], path_, kMaxPathBytes + 2, &length) != napi_ok || length > kMaxPathBytes) {
+    if (napi_get_value_string_utf8(env, info[2], path_, kPathBuffer, &length) != napi_ok || length > kMaxPathBytes) {
       return Napi::Number::New(env, kCannotProbeInline);
     }
     Syscall syscall = kSyscallStatvfs;
@@ -163,7 +198,7 @@ class Addon : public Napi::Addon<Addon> {
       WriteSlots(sync_stats_, error, kSyscallStatvfs);
       return Napi::Number::New(info.Env(), error);
     }
-    std::unique_ptr<ProbeJob> job(NewJob(info));
+    std::unique_ptr<ProbeJob> job = NewJob(info);
     uint32_t timeout_ms = info[3].As<Napi::Number>().Uint32Value();
     if (!pool_->RunWithTimeout(job.get(), timeout_ms)) {
       job.release();  // the pool owns it now
@@ -178,7 +213,7 @@ class Addon : public Napi::Addon<Addon> {
   Napi::Value StatAsync(const Napi::CallbackInfo& info) {
     int error = ReadPath(info, path_);
     if (error < 0) return info.Env().Undefined();
-    ProbeJob* job = NewJob(info);
+    ProbeJob* job = NewJob(info).release();
     if (error != 0) {  // too long to probe: answer the same way, still asynchronously
       job->error = error;
       job->syscall = kSyscallStatvfs;
@@ -198,17 +233,19 @@ class Addon : public Napi::Addon<Addon> {
     Napi::Array ids = info[2].As<Napi::Array>();
     Napi::Array devices = info[3].As<Napi::Array>();
     const uint32_t count = paths.Length();
-    batch_.clear();
-    batch_.reserve(count);
+    // Every job is owned here until it is queued or answered: reading a lane
+    // or an id can throw, and must not leak the jobs built before it.
+    std::vector<std::unique_ptr<ProbeJob>> jobs;
+    std::vector<std::unique_ptr<ProbeJob>> overlong;
+    jobs.reserve(count);
     for (uint32_t i = 0; i < count; ++i) {
       Napi::Value path = paths.Get(i);
       size_t length = 0;
-      if (napi_get_value_string_utf8(env, path, path_, kMaxPathBytes + 2, &length) != napi_ok) {
-        for (ProbeJob* job : batch_) delete job;
+      if (napi_get_value_string_utf8(env, path, path_, kPathBuffer, &length) != napi_ok) {
         Napi::TypeError::New(env, "paths must be strings").ThrowAsJavaScriptException();
         return env.Undefined();
       }
-      ProbeJob* job = new ProbeJob();
+      auto job = std::make_unique<ProbeJob>();
       job->path = path_;
       job->lane = lanes.Get(i).As<Napi::Number>().Uint32Value();
       job->id = ids.Get(i).As<Napi::Number>().Uint32Value();
@@ -216,18 +253,24 @@ class Addon : public Napi::Addon<Addon> {
       if (length > kMaxPathBytes) {  // too long to probe: answer the same way, still asynchronously
         job->error = ENAMETOOLONG;
         job->syscall = kSyscallStatvfs;
-        if (!has_callback_ || callback_.NonBlockingCall(job) != napi_ok) delete job;
+        overlong.push_back(std::move(job));
         continue;
       }
-      batch_.push_back(job);
+      jobs.push_back(std::move(job));
     }
+    batch_.clear();
+    for (auto& job : jobs) batch_.push_back(job.release());
     pool_->SubmitAll(batch_.data(), batch_.size());
     batch_.clear();
+    for (auto& job : overlong) {
+      ProbeJob* answer = job.release();
+      if (!has_callback_ || callback_.NonBlockingCall(answer) != napi_ok) delete answer;
+    }
     return env.Undefined();
   }
 
-  ProbeJob* NewJob(const Napi::CallbackInfo& info) {
-    ProbeJob* job = new ProbeJob();
+  std::unique_ptr<ProbeJob> NewJob(const Napi::CallbackInfo& info) {
+    auto job = std::make_unique<ProbeJob>();
     job->path = path_;
     job->lane = info[1].As<Napi::Number>().Uint32Value();
     job->id = info[2].As<Napi::Number>().Uint32Value();
@@ -333,7 +376,7 @@ class Addon : public Napi::Addon<Addon> {
   static constexpr size_t kMaxMountRoots = 256;
   std::unordered_map<uint64_t, int> roots_;
   uint64_t roots_generation_ = 0;
-  char path_[kMaxPathBytes + 2];
+  char path_[kPathBuffer];
 };
 
 // On the JS thread: publish one finished job through the slots, then call

@@ -1,7 +1,11 @@
 // Windows: the addon's imports of node.exe are delay-loaded, and this hook
 // binds them to whichever executable hosts the addon (node.exe, a renamed
 // node, electron.exe), instead of a file that must be called node.exe.
-#ifdef _WIN32
+//
+// For the mingw-w64 cross build only (scripts/prebuild-cross.mjs). MSVC builds
+// through node-gyp get node-gyp's own hook, and its delayimp.h declares the
+// hook const, which this definition would contradict (C2373).
+#if defined(_WIN32) && !defined(_MSC_VER)
 
 #ifndef WIN32_LEAN_AND_MEAN
 #define WIN32_LEAN_AND_MEAN

@@ -1,0 +1,175 @@
+// A worker of test/native-safety/driver.mjs. Each worker is a Node
+// environment of its own, so it gets its own addon instance (slots, pool,
+// callback, watcher), which it drives through the raw binding, then either
+// ends by itself or is terminated with probes queued, running, or stuck in
+// the kernel: the addon's teardown paths.
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
+
+const { addonPath, mode, scale, dead, tree } = workerData;
+const raw = createRequire(import.meta.url)(addonPath);
+const ENOENT = 2;
+const ENAMETOOLONG = 36;
+const ECANCELED = 125;
+let failures = 0;
+const problems = [];
+function check(condition, what) {
+  if (!condition) {
+    failures++;
+    problems.push(what);
+  }
+}
+
+const answers = new Map();
+let waiters = [];
+const onAnswer = (id, status, names) => {
+  answers.set(id, status);
+  check(names === undefined, 'no names on Linux');
+  for (const waiter of waiters) waiter();
+};
+const until = (predicate, ms = 20000) =>
+  new Promise((resolve) => {
+    const deadline = setTimeout(done, ms);
+    function done() {
+      clearTimeout(deadline);
+      waiters = waiters.filter((waiter) => waiter !== poll);
+      resolve(predicate());
+    }
+    function poll() {
+      if (predicate()) done();
+    }
+    waiters.push(poll);
+    poll();
+  });
+
+const overlong = '/' + 'x/'.repeat(3000);
+const paths = ['/', '/tmp', tree, join(tree, 'file'), '/nonexistent/x', join(tree, 'file', 'below'), overlong, '/tmp/\uD800'];
+
+if (mode === 'finish') {
+  // Answers before any callback is set are dropped, and freed.
+  raw.statAsync('/', 1, 900001, true);
+  raw.statAsyncBatch(['/tmp', overlong], [1, 2], [900002, 900003], [true, false]);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  raw.setCallback(() => check(false, 'the replaced callback is never called'));
+  raw.setCallback(onAnswer);  // replaces (and releases) the first
+  raw.unref();
+  raw.ref();
+  raw.unref();
+
+  for (const path of paths) {
+    for (const device of [true, false]) {
+      const status = raw.statSync(path, device);
+      check(status >= 0, `statSync(${path.slice(0, 30)}) answers`);
+    }
+    const timed = raw.statSyncTimeout(path, 3, 800000 + paths.indexOf(path), 5000, true);
+    check(timed >= 0, `statSyncTimeout(${path.slice(0, 30)}) answers (${timed})`);
+  }
+  check(raw.statSync(overlong, true) === ENAMETOOLONG, 'overlong is ENAMETOOLONG');
+  check(raw.statSync('/nonexistent/x', true) === ENOENT, 'missing is ENOENT');
+  raw.names();
+  raw.listMounts();
+  raw.mountTableChanged();
+
+  // Many asynchronous probes in several lanes, one by one and in batches.
+  raw.ref();
+  const count = Math.max(40, Math.round(400 * scale));
+  let id = 1;
+  const ids = [];
+  for (let i = 0; i < count; i++, id++) {
+    raw.statAsync(paths[i % paths.length], 1 + (i % 5), id, i % 2 === 0);
+    ids.push(id);
+  }
+  for (let b = 0; b < 8; b++) {
+    const size = Math.max(5, Math.round(count / 8));
+    const batch = { paths: [], lanes: [], ids: [], devices: [] };
+    for (let i = 0; i < size; i++, id++) {
+      batch.paths.push(paths[(i + b) % paths.length]);
+      batch.lanes.push(1 + ((i * 7 + b) % 6));
+      batch.ids.push(id);
+      batch.devices.push(i % 3 !== 0);
+      ids.push(id);
+    }
+    raw.statAsyncBatch(batch.paths, batch.lanes, batch.ids, batch.devices);
+    // Abandon some at once: skipped if still queued, delivered if running.
+    for (let i = 0; i < size; i += 4) raw.abandon(batch.ids[i]);
+  }
+  raw.statAsyncBatch([], [], [], []);
+  // A batch with a non-string among strings: a TypeError, and nothing queued.
+  for (const bad of [42, undefined, {}]) {
+    let threw = false;
+    try {
+      raw.statAsyncBatch(['/', '/tmp', bad, '/'], [1, 1, 1, 1], [990001, 990002, 990003, 990004], [true, true, true, true]);
+    } catch (error) {
+      threw = error instanceof TypeError;
+    }
+    check(threw, 'a batch with a non-string throws a TypeError');
+  }
+  let threw = false;
+  try {
+    raw.statAsync(7, 1, 990005, true);
+  } catch (error) {
+    threw = error instanceof TypeError;
+  }
+  check(threw, 'statAsync with a non-string throws a TypeError');
+  // Lanes and ids that are not numbers: the addon throws, and must free what
+  // it allocated for the probe before it noticed.
+  const misuses = [
+    () => raw.statAsync('/', 'lane', 990006, true),
+    () => raw.statAsync('/', 1, undefined, true),
+    () => raw.statSyncTimeout('/', 1, {}, 1000, true),
+    () => raw.statSyncTimeout('/', 1, 990007, 'soon', true),
+    () => raw.statAsyncBatch(['/', '/tmp', '/'], [1, 'lane', 1], [990008, 990009, 990010], [true, true, true]),
+    () => raw.statAsyncBatch(['/', '/tmp'], [1, 1], [990011, null], [true, true]),
+    () => raw.statAsyncBatch(['/', '/tmp'], [1, 1], [990012], [true, true]),
+  ];
+  for (const misuse of misuses) {
+    try {
+      misuse();
+    } catch {
+      // refused: what matters is that nothing leaks
+    }
+  }
+
+  const all = await until(() => ids.every((i) => answers.has(i)));
+  check(all, `every async probe answered (${ids.filter((i) => answers.has(i)).length}/${ids.length})`);
+  const statuses = new Set(ids.map((i) => answers.get(i)));
+  for (const status of statuses) check([0, ENOENT, 20, ENAMETOOLONG, ECANCELED].includes(status), `status ${status} is expected`);
+  check(!ids.some((i) => raw.pending(i)), 'nothing is pending once answered');
+  check(![990001, 990002, 990003, 990004, 990005].some((i) => answers.has(i)), 'refused batches queue nothing');
+  await new Promise((resolve) => setTimeout(resolve, 50));  // answers of misused calls that were queued after all
+  raw.unref();
+  parentPort.postMessage({ ok: failures === 0, failures: problems.slice(0, 5).join('; ') });
+} else if (mode === 'terminate') {
+  // Probes queued, running and answered when the environment goes away.
+  raw.setCallback(onAnswer);
+  raw.ref();
+  let id = 1;
+  const submit = () => {
+    const batch = { paths: [], lanes: [], ids: [], devices: [] };
+    for (let i = 0; i < 50; i++, id++) {
+      batch.paths.push(paths[i % paths.length]);
+      batch.lanes.push(1 + (i % 4));
+      batch.ids.push(id);
+      batch.devices.push(true);
+    }
+    raw.statAsyncBatch(batch.paths, batch.lanes, batch.ids, batch.devices);
+    raw.statAsync(paths[id % paths.length], 9, id++, false);
+    raw.abandon(id - 7);
+    setImmediate(submit);
+  };
+  submit();
+  parentPort.postMessage({ ready: true, ok: true });
+} else if (mode === 'stuck') {
+  // One probe stuck in the kernel (timed out: the pool owns it), one queued
+  // behind it, one queued and abandoned; then the environment goes away.
+  raw.setCallback(onAnswer);
+  const status = raw.statSyncTimeout(dead, 7, 1, 200, true);
+  check(status === -1, `statSyncTimeout of a dead mount times out (${status})`);
+  raw.statAsync(join(dead, 'a'), 7, 2, true);
+  raw.statAsync(join(dead, 'b'), 7, 3, true);
+  raw.abandon(3);
+  check(raw.pending(1) && raw.pending(2), 'the stuck and the queued probes are pending');
+  raw.ref();  // keeps the worker alive until it is terminated
+  parentPort.postMessage({ ready: true, ok: failures === 0, error: problems.join('; ') });
+}
