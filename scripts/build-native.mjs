@@ -1,18 +1,23 @@
 // `npm run build:native`: make sure an addon loads for this platform. Uses a
 // matching prebuild when there is one; otherwise builds native/ with node-gyp,
 // and rebuilds build/ whenever native/ or binding.gyp is newer than it.
+//
+// PREBUILDS_ONLY (any non-empty value, as node-gyp-build reads it; CI sets
+// PREBUILDS_ONLY=1): only a prebuild in prebuilds/ will do. build/ is ignored,
+// node-gyp is never run, and the script fails loudly when no prebuild matches
+// this platform or the one that matches does not load. node-gyp-build honours
+// the same variable when the package loads the addon, so the tests that
+// follow exercise that prebuild and nothing else.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(import.meta.url);
 const built = join(root, 'build', 'Release', 'diskprobe.node');
-
-const sources = ['binding.gyp', ...readdirSync(join(root, 'native')).map((name) => join('native', name))];
-const newest = Math.max(...sources.map((file) => statSync(join(root, file)).mtimeMs));
+const prebuildsOnly = Boolean(process.env.PREBUILDS_ONLY);
 
 function resolves() {
   try {
@@ -21,6 +26,31 @@ function resolves() {
     return undefined;
   }
 }
+
+if (prebuildsOnly) {
+  // node-gyp-build reads PREBUILDS_ONLY when it is first required, so this
+  // finds only prebuilds/<platform>-<arch>[+…]/ files, never build/.
+  const found = resolves();
+  const target = `${process.platform}-${process.arch}`;
+  const fail = (why) => {
+    const present = existsSync(join(root, 'prebuilds')) ? readdirSync(join(root, 'prebuilds')).join(', ') || 'nothing' : 'no prebuilds/ directory';
+    console.error(`build:native: PREBUILDS_ONLY is set, and ${why}.\n  prebuilds/ holds: ${present}\n  build/ is ignored and node-gyp is not run in this mode; build the prebuild first (npx prebuildify --napi --strip …).`);
+    process.exit(1);
+  };
+  if (!found) fail(`no prebuild in prebuilds/ matches ${target}`);
+  const shown = relative(root, found).split('\\').join('/');
+  if (!shown.startsWith('prebuilds/')) fail(`the addon found is ${shown}, not a prebuild`);
+  try {
+    require(found);
+  } catch (error) {
+    fail(`${shown} matches ${target} but does not load: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  console.log(`build:native: PREBUILDS_ONLY: using ${shown}`);
+  process.exit(0);
+}
+
+const sources = ['binding.gyp', ...readdirSync(join(root, 'native')).map((name) => join('native', name))];
+const newest = Math.max(...sources.map((file) => statSync(join(root, file)).mtimeMs));
 
 const current = resolves();
 const stale = existsSync(built) && statSync(built).mtimeMs < newest;

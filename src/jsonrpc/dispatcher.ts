@@ -2,7 +2,7 @@
 // (none per notification). Knows JSON-RPC, not what the methods mean: which
 // methods exist, and whether a batch is allowed right now, are the caller's.
 import { ErrorCode, RpcError } from './errors.js';
-import { classify, errorResponse, type RequestId, type Response } from './messages.js';
+import { classify, errorResponse, mayNestTooDeep, type RequestId, type Response } from './messages.js';
 import { RequestSignal } from './requestSignal.js';
 
 export interface RequestContext {
@@ -28,6 +28,8 @@ interface InFlight {
 
 export class Dispatcher {
   private readonly inFlight = new Map<RequestId, InFlight>();
+  /** Lines handed to handleMessage whose answers are not sent yet. */
+  private unsent = 0;
   private idleWaiters: Array<() => void> = [];
 
   constructor(
@@ -35,14 +37,20 @@ export class Dispatcher {
     private readonly send: (message: Response | Response[]) => void,
   ) {}
 
-  /** Requests received and not yet answered. */
+  /** Requests whose handlers have not finished (their answers may still be a few microtasks away: see idle()). */
   get pending(): number {
     return this.inFlight.size;
   }
 
-  /** Resolves once every request received so far has been answered. */
+  /**
+   * Resolves once every message received so far has had its answer sent (or
+   * needs none). Counted per line, not per request in flight: a handler that
+   * has returned, or a message refused as invalid, still has its answer a few
+   * microtasks away, and a caller that flushes and ends the output on idle()
+   * would lose it (found by fuzzing the transport).
+   */
   idle(): Promise<void> {
-    if (this.inFlight.size === 0) return Promise.resolve();
+    if (this.unsent === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -55,8 +63,10 @@ export class Dispatcher {
       this.send(errorResponse(null, RpcError.parseError((error as Error).message)));
       return;
     }
+    const checkDepth = mayNestTooDeep(line.length);
     if (!Array.isArray(value)) {
-      void this.handleMessage(value).then((response) => response && this.send(response));
+      this.unsent++;
+      void this.handleMessage(value, checkDepth).then((response) => this.answered(response));
       return;
     }
     // JSON-RPC 2.0 §6: an empty array is one invalid request, not an empty batch.
@@ -65,9 +75,10 @@ export class Dispatcher {
       this.send(errorResponse(null, RpcError.invalidRequest(why)));
       return;
     }
-    void Promise.all(value.map((item) => this.handleMessage(item))).then((responses) => {
+    this.unsent++;
+    void Promise.all(value.map((item) => this.handleMessage(item, checkDepth))).then((responses) => {
       const answered = responses.filter((response): response is Response => response !== undefined);
-      if (answered.length > 0) this.send(answered);
+      this.answered(answered.length > 0 ? answered : undefined);
     });
   }
 
@@ -91,15 +102,18 @@ export class Dispatcher {
     entry.signal.abort(error);
   }
 
-  private wakeIdleWaiters(): void {
-    if (this.inFlight.size > 0) return;
+  /** A line's answer is ready (undefined: it needs none): sends it, then wakes idle() if it was the last. */
+  private answered(response: Response | Response[] | undefined): void {
+    this.unsent--;
+    if (response !== undefined) this.send(response);
+    if (this.unsent > 0 || this.idleWaiters.length === 0) return;
     const waiters = this.idleWaiters;
     this.idleWaiters = [];
     for (const resolve of waiters) resolve();
   }
 
-  private async handleMessage(value: unknown): Promise<Response | undefined> {
-    const classified = classify(value);
+  private async handleMessage(value: unknown, checkDepth: boolean): Promise<Response | undefined> {
+    const classified = classify(value, checkDepth);
     switch (classified.kind) {
       case 'response':
         return undefined;  // this server sends no requests, so answers to none are expected
@@ -135,8 +149,6 @@ export class Dispatcher {
       response = errorResponse(id, error instanceof RpcError ? error : RpcError.internal());
     } finally {
       this.inFlight.delete(id);
-      // After the response below is sent (a later microtask), not before.
-      if (this.inFlight.size === 0 && this.idleWaiters.length > 0) setImmediate(() => this.wakeIdleWaiters());
     }
     return entry.cancelled ? undefined : response;
   }

@@ -19,6 +19,8 @@ export class LineDecoder {
   private buffered = 0;
   /** Set while the rest of an oversized line is being skipped; counts its bytes. */
   private skipping: number | undefined;
+  /** Whether the last byte skipped was a CR: it then belongs to the line ending, and is not counted. */
+  private skippedCr = false;
 
   constructor(private readonly maxBytes: number) {}
 
@@ -38,7 +40,7 @@ export class LineDecoder {
   /** At end of input: the last line, if it had no newline. */
   end(): Frame[] {
     const frames: Frame[] = [];
-    if (this.skipping !== undefined) frames.push({ kind: 'oversized', bytes: this.skipping });
+    if (this.skipping !== undefined) frames.push({ kind: 'oversized', bytes: this.skippedBytes() });
     else if (this.buffered > 0) this.emit(frames);
     this.reset();
     return frames;
@@ -47,8 +49,10 @@ export class LineDecoder {
   private take(part: Buffer, frames: Frame[], complete: boolean): void {
     if (this.skipping !== undefined) {
       this.skipping += part.length;
+      if (part.length > 0) this.skippedCr = part[part.length - 1] === 0x0d;
     } else if (this.buffered + part.length > this.maxBytes + 1) {  // + 1: a CRLF's CR is no part of the message
       this.skipping = this.buffered + part.length;
+      this.skippedCr = part[part.length - 1] === 0x0d;  // part is not empty: buffered alone never exceeds the cap + 1
       this.chunks = [];
       this.buffered = 0;
     } else if (part.length > 0) {
@@ -62,7 +66,7 @@ export class LineDecoder {
       return;
     }
     if (this.skipping !== undefined) {
-      frames.push({ kind: 'oversized', bytes: this.skipping });
+      frames.push({ kind: 'oversized', bytes: this.skippedBytes() });
       this.reset();
       return;
     }
@@ -85,14 +89,32 @@ export class LineDecoder {
       frames.push({ kind: 'encoding' });
       return;
     }
-    if (text.trim() !== '') frames.push({ kind: 'line', text });
+    if (!isBlank(text)) frames.push({ kind: 'line', text });
+  }
+
+  /** The skipped line's length as emit() would count it: without the CR of a CRLF. */
+  private skippedBytes(): number {
+    return this.skipping! - (this.skippedCr ? 1 : 0);
   }
 
   private reset(): void {
     this.chunks = [];
     this.buffered = 0;
     this.skipping = undefined;
+    this.skippedCr = false;
   }
+}
+
+/**
+ * Blank by JSON's own whitespace (RFC 8259 §2), not String#trim's: a line of
+ * U+00A0 or a BOM is no JSON, and gets its -32700 like any other.
+ */
+function isBlank(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
+  }
+  return true;
 }
 
 /**

@@ -51,8 +51,45 @@ export type Classified =
 
 const has = (object: object, key: string): boolean => Object.prototype.hasOwnProperty.call(object, key);
 
-/** Sorts a parsed value into request, notification, response (which a server ignores) or invalid. */
-export function classify(value: unknown): Classified {
+/**
+ * How deeply a message may nest ({} is 1 deep). JSON.parse takes any depth,
+ * but JSON.stringify, which handlers use to quote a value in an error
+ * message, overflows the stack at about 4,000 levels in Node 20: deeper
+ * messages are refused before a handler sees them. No MCP message comes near.
+ */
+export const MAX_NESTING_DEPTH = 1000;
+
+/**
+ * Whether a line of `length` characters can nest deeper than the limit: each
+ * level takes an opening and a closing bracket, so the usual short message
+ * skips the walk.
+ */
+export const mayNestTooDeep = (length: number): boolean => length > 2 * MAX_NESTING_DEPTH;
+
+/** Whether `value` nests deeper than `limit`; a walk with its own stack, since recursion is what fails. */
+function nestsDeeperThan(value: object, limit: number): boolean {
+  const values: object[] = [value];
+  const depths: number[] = [1];
+  while (values.length > 0) {
+    const current = values.pop()!;
+    const depth = depths.pop()!;
+    if (depth > limit) return true;
+    for (const child of Object.values(current)) {
+      if (typeof child === 'object' && child !== null) {
+        values.push(child);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
+}
+
+/**
+ * Sorts a parsed value into request, notification, response (which a server
+ * ignores) or invalid. `checkDepth`: whether to enforce MAX_NESTING_DEPTH
+ * (see mayNestTooDeep).
+ */
+export function classify(value: unknown, checkDepth = false): Classified {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { kind: 'invalid', id: null, error: RpcError.invalidRequest('a message must be a JSON object') };
   }
@@ -71,6 +108,9 @@ export function classify(value: unknown): Classified {
   }
   if (has(message, 'params') && (typeof message.params !== 'object' || message.params === null)) {
     return { kind: 'invalid', id, error: RpcError.invalidRequest('"params" must be an object or an array') };
+  }
+  if (checkDepth && nestsDeeperThan(message, MAX_NESTING_DEPTH)) {
+    return { kind: 'invalid', id, error: RpcError.invalidRequest(`the message nests more than ${MAX_NESTING_DEPTH} levels deep`) };
   }
   if (hasId) return { kind: 'request', message: message as unknown as Request };
   return { kind: 'notification', message: message as unknown as Notification };

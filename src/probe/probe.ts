@@ -64,8 +64,8 @@ const impl: ProbeBackend = binding ? createNativeBackend(binding, context) : cre
 /** Which backend answers in this process: the native addon, or the fs.statfs fallback. */
 export const backend: Backend = impl.name;
 
-/** The system call named in errors, as each backend names it. */
-const SYSCALL = impl.name === 'native' && process.platform !== 'win32' ? 'statvfs' : 'statfs';
+/** The system call the backend's own errors name, for the errors raised before it is called. */
+const SYSCALL = impl.name === 'statfs' || process.platform === 'darwin' ? 'statfs' : process.platform === 'win32' ? 'GetDiskFreeSpaceExW' : 'statvfs';
 
 /** Subscribes to mounts going stuck, answering again, and coming and going; returns the unsubscribe function. */
 export function onMountEvent(listener: (event: MountEvent) => void): () => void {

@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { announceSkip, df, mountTmpfs, rootSkipReason, type TestMount } from '../helpers/system.js';
+import { announceSkip, df, gnuDfSkipReason, linuxSkipReason, mountTmpfs, rootSkipReason, type TestMount } from '../helpers/system.js';
 import { gnuDf, runCli, whileStill } from './cliProcess.js';
 
 const PAGE = 4096;
@@ -38,7 +38,7 @@ function mountPoints(): string[] {
 // Mounts this machine has whose figures rarely move while a test runs.
 const stable = ['/dev', '/dev/shm', '/sys/fs/cgroup'].filter((path) => mountPoints().includes(path));
 
-describe.skipIf(announceSkip("diskprobe df vs df on the system's mounts", stable.length === 0 ? 'none of /dev, /dev/shm, /sys/fs/cgroup is a mount here' : undefined))(
+describe.skipIf(announceSkip("diskprobe df vs df on the system's mounts", linuxSkipReason ?? gnuDfSkipReason ?? (stable.length === 0 ? 'none of /dev, /dev/shm, /sys/fs/cgroup is a mount here' : undefined)))(
   "diskprobe df vs GNU df on this system's mounts",
   () => {
     it('prints exactly what df -hT prints', () => {
@@ -68,7 +68,7 @@ const SCRATCH: ReadonlyArray<{ readonly options: string; readonly filePages: rea
   { options: `size=9P,nr_inodes=${2n ** 53n + 1n}`, filePages: [2] },  // above 2^53 bytes and inodes
 ];
 
-describe.skipIf(announceSkip('diskprobe df vs df on tmpfs made for the test', rootSkipReason))(
+describe.skipIf(announceSkip('diskprobe df vs df on tmpfs made for the test', rootSkipReason ?? gnuDfSkipReason))(
   'diskprobe df vs GNU df on tmpfs sized to rounding boundaries',
   () => {
     const mounts: TestMount[] = [];

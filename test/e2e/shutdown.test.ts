@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 
 import { describe, expect } from 'vitest';
 
+import { announceSkip, linuxSkipReason } from '../helpers/system.js';
 import { isResponse, it, type McpClient, sleep } from './mcpClient.js';
 
 const IN_FLIGHT = 300;
@@ -50,7 +51,7 @@ describe.concurrent('the end of a session', () => {
     expect([...got].sort((a, b) => a - b)).toEqual(ids);
   });
 
-  it(`SIGTERM with ${IN_FLIGHT} tools/call read: answers all of them, then exits 0 within ${EXIT_LIMIT_MS} ms`, async ({ startServer }) => {
+  it.skipIf(announceSkip('SIGTERM with calls in flight', process.platform === 'win32' ? 'SIGTERM cannot be caught on win32 (Node terminates the process)' : undefined))(`SIGTERM with ${IN_FLIGHT} tools/call read: answers all of them, then exits 0 within ${EXIT_LIMIT_MS} ms`, async ({ startServer }) => {
     const server = startServer({ args: ['--probe-timeout', '1000'] });
     await server.initialize();
     const { text, ids } = calls();
@@ -81,7 +82,7 @@ describe.concurrent('the end of a session', () => {
     expect(server.stderr).toBe('');
   });
 
-  it('EPIPE while idle: the next answer finds stdout gone, and the server exits 0 quietly without spinning', async ({ startServer }) => {
+  it.skipIf(announceSkip('EPIPE while idle (CPU from /proc/<pid>/stat)', linuxSkipReason))('EPIPE while idle: the next answer finds stdout gone, and the server exits 0 quietly without spinning', async ({ startServer }) => {
     const server = startServer();
     await server.initialize();
     server.closeStdout();

@@ -6,6 +6,7 @@ import { Ajv } from 'ajv';
 import { describe, expect } from 'vitest';
 
 import { PROTOCOL_VERSIONS, type ProtocolVersion } from '../helpers/mcpSchema.js';
+import { announceSkip, posixPathsSkipReason } from '../helpers/system.js';
 import { isRecord, it, LATEST_VERSION, PACKAGE_VERSION, type Result, sleep, withId } from './mcpClient.js';
 
 // Version names are ISO dates, so they compare as strings.
@@ -30,7 +31,7 @@ const INVALID_ARGUMENTS: ReadonlyArray<readonly [string, Record<string, unknown>
 /** `arguments` that are not an object break CallToolRequest itself, not a tool's inputSchema. */
 const NON_OBJECT_ARGUMENTS: readonly unknown[] = ['/', ['/'], null, 5];
 
-describe.concurrent.each(PROTOCOL_VERSIONS)('protocol %s', (version) => {
+describe.skipIf(announceSkip('protocol versions (disk_usage of /)', posixPathsSkipReason)).concurrent.each(PROTOCOL_VERSIONS)('protocol %s', (version) => {
   it('negotiates it and shows what this version defines: capabilities, tools, resources, prompts', async ({ startServer }) => {
     const server = startServer({ version });
     expect(await server.initialize(version)).toEqual({

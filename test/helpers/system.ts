@@ -2,7 +2,7 @@
 // fixture. Everything here needs root; `rootSkipReason` says why a test
 // cannot run, and callers skip with that reason printed.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,12 +17,52 @@ function has(command: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
 }
 
+/**
+ * Why tests that rely on Linux itself (/proc/self/mountinfo, /dev/shm, tmpfs,
+ * loop and FUSE mounts) cannot run here, or undefined on Linux.
+ */
+export const linuxSkipReason: string | undefined =
+  process.platform === 'linux' ? undefined : `Linux only (/proc/self/mountinfo, /dev/shm, Linux mounts); this is ${process.platform}`;
+
+/**
+ * Why tests that speak POSIX paths ('/' as the root mount, '/etc', '/usr')
+ * cannot run here: on Windows such a path means the current drive, and the
+ * MCP tools refuse it as not absolute. The Windows prebuilds are checked by
+ * the prebuild workflow's smoke step instead (and here by `npm run
+ * test:prebuilds`, under wine).
+ */
+export const posixPathsSkipReason: string | undefined =
+  process.platform === 'win32' ? "POSIX paths ('/' as the root mount) mean something else on win32" : undefined;
+
+/** Why tests that compare with GNU df (its --output and -B1, df -hT's layout) cannot run here. */
+export const gnuDfSkipReason: string | undefined =
+  spawnSync('df', ['--version'], { encoding: 'utf8' }).stdout?.includes('GNU coreutils') === true
+    ? undefined
+    : `GNU df (coreutils) is not installed${process.platform === 'linux' ? '' : ` (${process.platform})`}: these tests compare with its --output, -B1 and -hT`;
+
+/**
+ * Whether this process may mount: a container without CAP_SYS_ADMIN (Docker's
+ * default, as in the prebuild workflow's Linux jobs) refuses mount(2) even to root.
+ */
+function mayMount(): boolean {
+  try {
+    const effective = /^CapEff:\s*([0-9a-fA-F]+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+    return effective === undefined || (BigInt(`0x${effective}`) & (1n << 21n)) !== 0n;  // CAP_SYS_ADMIN is bit 21
+  } catch {
+    return true;
+  }
+}
+
 /** Why root-only mount tests cannot run here, or undefined when they can. */
-export const rootSkipReason: string | undefined = !isRoot
-  ? 'needs root to mount tmpfs and loop images'
-  : !has('mount')
-    ? 'mount(8) is missing'
-    : undefined;
+export const rootSkipReason: string | undefined =
+  linuxSkipReason ??
+  (!isRoot
+    ? 'needs root to mount tmpfs and loop images'
+    : !has('mount')
+      ? 'mount(8) is missing'
+      : !mayMount()
+        ? 'root without CAP_SYS_ADMIN (an unprivileged container): mount(2) is refused'
+        : undefined);
 
 /** Why FUSE fixture tests cannot run here, or undefined when they can. */
 export const fuseSkipReason: string | undefined =

@@ -23,6 +23,21 @@ describe('LineDecoder', () => {
     expect(lines(new LineDecoder(4).push(Buffer.from('12345\n1234\n')))).toEqual(['<oversized>', '1234']);
   });
 
+  it('counts an oversized line without the CR of its CRLF, whether skipped early or late (found by fuzzing)', () => {
+    // Skipped as it streams in (far over the cap) and caught at its newline (one byte over) must agree.
+    expect(new LineDecoder(2).push(Buffer.from('12345\r\n'))).toEqual([{ kind: 'oversized', bytes: 5 }]);
+    expect(new LineDecoder(4).push(Buffer.from('12345\r\n'))).toEqual([{ kind: 'oversized', bytes: 5 }]);
+    const split = new LineDecoder(2);
+    expect([...split.push(Buffer.from('12345\r')), ...split.push(Buffer.from('\n'))]).toEqual([{ kind: 'oversized', bytes: 5 }]);
+    const atEnd = new LineDecoder(2);
+    expect([...atEnd.push(Buffer.from('12345\r')), ...atEnd.end()]).toEqual([{ kind: 'oversized', bytes: 5 }]);
+  });
+
+  it('treats only JSON whitespace as a blank line: a BOM or U+00A0 alone is a line, to be answered -32700 (found by fuzzing)', () => {
+    expect(lines(new LineDecoder(100).push(Buffer.from(' \t\r\n\r\n\n')))).toEqual([]);
+    expect(lines(new LineDecoder(100).push(Buffer.from('\ufeff\n\u00a0\n\u2028\n')))).toEqual(['\ufeff', '\u00a0', '\u2028']);
+  });
+
   it('counts the cap in bytes, not characters', () => {
     expect(lines(new LineDecoder(6).push(Buffer.from('"磁盘"\n')))).toEqual(['<oversized>']);  // 8 bytes
     expect(lines(new LineDecoder(8).push(Buffer.from('"磁盘"\n')))).toEqual(['"磁盘"']);

@@ -4,7 +4,7 @@ import { chmodSync, mkdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { isRoot, projectRoot, tempDir } from '../helpers/system.js';
+import { announceSkip, isRoot, posixPathsSkipReason, projectRoot, tempDir } from '../helpers/system.js';
 import { backend, type DiskUsage, diskUsage, diskUsageSync } from '../lib.js';
 
 const expected = process.env.DISKPROBE_BACKEND as 'native' | 'statfs';
@@ -14,7 +14,7 @@ function expectComplete(usage: DiskUsage<number> | DiskUsage<bigint>): void {
   if (usage.inodes) for (const [key, value] of Object.entries(usage.inodes)) expect(value, `inodes.${key}`).not.toBeUndefined();
 }
 
-describe(`diskprobe on the ${expected} backend`, () => {
+describe.skipIf(announceSkip(`the API contract (${expected})`, posixPathsSkipReason))(`diskprobe on the ${expected} backend`, () => {
   let dir: string;
   beforeAll(() => {
     dir = tempDir();
@@ -87,6 +87,27 @@ describe(`diskprobe on the ${expected} backend`, () => {
     await expect(diskUsage('/\0')).rejects.toMatchObject({ code: 'ERR_INVALID_ARG_VALUE' });
   });
 
+  it('refuses a lone surrogate, which fs would quietly turn into U+FFFD, the name of another file', async () => {
+    for (const path of ['/tmp/\ud800', '/tmp/x\udfff', '/\udc00\ud800']) {
+      expect(() => diskUsageSync(path)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARG_VALUE', message: expect.stringContaining('lone surrogate') }));
+      await expect(diskUsage(path)).rejects.toMatchObject({ code: 'ERR_INVALID_ARG_VALUE' });
+    }
+    // A pair is one character, and fine.
+    expect(() => diskUsageSync('/tmp/\ud83d\ude00-missing')).toThrow(expect.objectContaining({ code: 'ENOENT' }));
+  });
+
+  it.skipIf(announceSkip('PATH_MAX of 4096 bytes', process.platform === 'linux' ? undefined : 'Linux\'s PATH_MAX'))('refuses a path of PATH_MAX bytes or more with ENAMETOOLONG before any lookup, as the kernel would', async () => {
+    const syscall = backend === 'native' ? 'statvfs' : 'statfs';
+    const atLimit = `/${'x'.repeat(4095)}`;
+    const huge = `/${'y/'.repeat(2 ** 20)}`;
+    for (const path of [atLimit, huge, `/${'é'.repeat(2048)}`]) {
+      expect(() => diskUsageSync(path)).toThrow(expect.objectContaining({ code: 'ENAMETOOLONG', syscall, path }));
+      await expect(diskUsage(path)).rejects.toMatchObject({ code: 'ENAMETOOLONG', syscall });
+    }
+    // One byte less reaches the file system, which has its own limit per name (NAME_MAX).
+    expect(() => diskUsageSync(`/tmp/${'x/'.repeat(2044)}`)).toThrow(expect.objectContaining({ code: 'ENOENT' }));
+  });
+
   it('rejects bad options clearly', async () => {
     for (const timeout of [0, -1, NaN, '5' as never, 2 ** 31]) {
       expect(() => diskUsageSync('/', { timeout })).toThrow(expect.objectContaining({ code: 'ERR_OUT_OF_RANGE' }));
@@ -128,7 +149,7 @@ describe(`diskprobe on the ${expected} backend`, () => {
     await expect(diskUsage(long)).rejects.toMatchObject({ code: 'ENAMETOOLONG' });
   });
 
-  it.skipIf(!isRoot)('reports EACCES for a path the caller may not search', () => {
+  it.skipIf(announceSkip(`EACCES as uid 65534 (${expected})`, isRoot ? undefined : 'needs root to run a probe as another user'))('reports EACCES for a path the caller may not search', () => {
     const locked = join(dir, 'locked');
     mkdirSync(join(locked, 'inside'), { recursive: true });
     chmodSync(locked, 0o700);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { announceSkip, bindMount, dfTargets, mountTmpfs, rootSkipReason, run, type TestMount, tempDir } from '../helpers/system.js';
+import { announceSkip, bindMount, dfTargets, gnuDfSkipReason, linuxSkipReason, mountTmpfs, rootSkipReason, run, type TestMount, tempDir } from '../helpers/system.js';
 import { parseMountInfo } from '../../dist/probe/mountTable.js';
 import { backend, diskUsage, diskUsageSync, listMounts, type MountEvent, onMountEvent } from '../lib.js';
 
@@ -18,7 +18,7 @@ afterAll(() => {
   for (const mount of mounts.reverse()) mount.cleanup();
 });
 
-describe(`listMounts on the ${backend} backend`, () => {
+describe.skipIf(announceSkip('listMounts against df and mountinfo', linuxSkipReason ?? gnuDfSkipReason))(`listMounts on the ${backend} backend`, () => {
   it('lists the same mounts as df, in the same order', async () => {
     const listed = (await listMounts()).map((m) => m.mountPoint).filter(ours);
     const df = dfTargets([]);

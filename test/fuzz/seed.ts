@@ -1,0 +1,27 @@
+// The seed of a fuzz run: FUZZ_SEED (set by vitest.fuzz.config.ts, or by hand
+// to replay), else a fresh one. Every property in every file starts from it,
+// and every failure message repeats it.
+import fc from 'fast-check';
+
+const given = process.env.FUZZ_SEED;
+
+if (given !== undefined && given !== '' && !/^-?\d+$/.test(given)) throw new Error(`FUZZ_SEED must be an integer, not ${JSON.stringify(given)}`);
+
+export const seed: number = given ? Number(given) : Math.floor(Math.random() * 2 ** 31);
+
+export const replay = `fuzz seed: ${seed} (replay with FUZZ_SEED=${seed} npm run test:fuzz)`;
+
+console.log(replay);
+
+/**
+ * fc.assert with the run's seed. `salt` gives each property its own stream
+ * of cases from the one seed, so adding a property does not change the others.
+ */
+export async function check<Ts>(property: fc.IAsyncPropertyWithHooks<Ts> | fc.IPropertyWithHooks<Ts>, numRuns: number, salt: number): Promise<void> {
+  try {
+    await fc.assert(property as fc.IAsyncPropertyWithHooks<Ts>, { seed: seed + salt, numRuns });
+  } catch (error) {
+    (error as Error).message = `${replay}\n${(error as Error).message}`;
+    throw error;
+  }
+}
