@@ -1,6 +1,7 @@
 // `diskprobe serve`: the MCP server on stdin/stdout. The one place the
 // layers meet: transport → JSON-RPC dispatcher → MCP session → tools → probe.
 import { readFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 import { Dispatcher } from '../jsonrpc/dispatcher.js';
 import { RootPolicy } from '../mcp/roots.js';
@@ -23,6 +24,28 @@ export function packageVersion(): string {
   return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
+/**
+ * DISKPROBE_DEBUG_EVENT_LOOP=1 (for `npm run test:load`): samples the event
+ * loop from startup with a 10 ms timer; the returned function writes one JSON
+ * line to stderr: the gaps between the timer's runs in ms (an idle loop reads
+ * 10, a stall of T ms between T and T + 10) and process.memoryUsage().
+ * Unset: nothing runs.
+ */
+function debugEventLoop(): (() => void) | undefined {
+  const flag = process.env.DISKPROBE_DEBUG_EVENT_LOOP;
+  if (flag === undefined || flag === '' || flag === '0') return undefined;
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  return () => {
+    delay.disable();
+    const ms = (ns: number): number => Math.round(ns / 1e4) / 100;
+    const eventLoopDelay = {
+      resolutionMs: 10, samples: delay.count, maxMs: ms(delay.max), p50Ms: ms(delay.percentile(50)), p99Ms: ms(delay.percentile(99)), meanMs: ms(delay.mean),
+    };
+    process.stderr.write(`${JSON.stringify({ eventLoopDelay, memory: process.memoryUsage() })}\n`);
+  };
+}
+
 /** Serves until stdin ends (or SIGTERM/SIGINT), answers what was received, and resolves with the exit status. */
 export async function serve(options: ServeOptions): Promise<number> {
   let roots: RootPolicy;
@@ -33,6 +56,7 @@ export async function serve(options: ServeOptions): Promise<number> {
     return 2;
   }
   keepConsoleOffStdout();
+  const reportEventLoop = debugEventLoop();
   const transport = new StdioTransport({ input: process.stdin, output: process.stdout, maxMessageBytes: options.maxMessageBytes });
   // The host is gone (EPIPE): nobody is left to answer, so leave quietly.
   process.stdout.on('error', () => {
@@ -67,5 +91,6 @@ export async function serve(options: ServeOptions): Promise<number> {
   process.stdin.destroy();
   process.removeListener('SIGTERM', stop);
   process.removeListener('SIGINT', stop);
+  reportEventLoop?.();
   return 0;
 }
