@@ -128,6 +128,8 @@ export class StdioTransport {
         proceed();
       });
       input.once('end', () => {
+        // First, so that a line answered at once below (its send releasing a hold) cannot re-enter proceed() and dispatch these frames twice.
+        ended = true;
         // Everything received is answered: what waits for a turn goes now.
         for (const frame of waiting.slice(next)) dispatch(frame);
         waiting = [];
@@ -145,7 +147,7 @@ export class StdioTransport {
    * produced in it goes out in one write (one syscall, not one per line).
    */
   send(message: unknown): void {
-    if (this.heldForPending) this.release?.();
+    this.settled();
     if (this.closedOutput) return;
     const line = encodeMessage(message);
     this.queue.push(line);
@@ -188,6 +190,15 @@ export class StdioTransport {
     const waiters = this.flushed;
     this.flushed = [];
     for (const resolve of waiters) resolve();
+  }
+
+  /**
+   * A request finished: input held for pending requests may resume. send()
+   * calls it; the dispatcher calls it for requests that end unanswered
+   * (cancelled), which would otherwise hold input until another answer.
+   */
+  settled(): void {
+    if (this.heldForPending) this.release?.();
   }
 
   /** While waiting for the reader: pauses input once too much waits for it (released when all is written). */

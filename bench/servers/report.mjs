@@ -174,7 +174,7 @@ function reading(results, profile, { targets, inFlight }) {
     lines.push(`- Under load the diskprobe process spends ${fmt.us(ours.serverCpuUs)} µs of CPU a request, the SDK reference ` +
       `${fmt.us(sdk.serverCpuUs)} µs and the floor ${fmt.us(floor.serverCpuUs)} µs. Beyond the floor's work diskprobe checks each ` +
       'message and the lifecycle, validates the arguments against the tool\'s schema, gives each request a cancellation signal and a ' +
-      'deadline, probes on the addon\'s thread rather than the main one, and sends `structuredContent` besides the text ' +
+      'deadline, probes inline only where nothing can block (a cached path on a mount that keeps its counts in memory), and sends `structuredContent` besides the text ' +
       `(${ours.responseBytes} bytes a response against ${floor.responseBytes}).`);
   }
   // Client and server share the machine's cores: a client near a full core sets the pace, not the server.
@@ -183,9 +183,10 @@ function reading(results, profile, { targets, inFlight }) {
     `and ${clientBusy(ours).toFixed(0)}% against diskprobe. The nearer that is to 100%, the more the floor's figure is the ` +
     'client\'s limit rather than the floor\'s, which flatters diskprobe\'s ratio.');
   lines.push(`- One request at a time, the round trip takes ${fmt.us(ours.p50Us)} µs at p50 for diskprobe, ${fmt.us(sdk.p50Us)} µs for the ` +
-    `SDK reference and ${fmt.us(floor.p50Us)} µs for the floor. diskprobe and the SDK reference probe off the main thread ` +
-    '(the addon\'s lane, libuv\'s pool), so each request pays two thread wake-ups that the floor\'s `statfsSync` does not; on a ' +
-    'small VM such a wake-up comes in a fast and a slow mode (see the probe section), so p50 moves between runs.');
+    `SDK reference and ${fmt.us(floor.p50Us)} µs for the floor. On a small VM every server\'s round trip comes in a fast and a ` +
+    'slow mode, set by where the scheduler places client and server (each round\'s p50 is in the table: compare the ranges), ' +
+    'so p50 moves between runs. diskprobe answers `/` inline, on its main thread, as the floor does; the SDK reference probes ' +
+    'on libuv\'s pool, which adds two thread wake-ups a request.');
   if (profile) {
     const top = profile.layers.filter((layer) => !/^(idle|native code|other)/.test(layer.label)).slice(0, 3);
     lines.push(`- The profile below (diskprobe alone, ${profile.requests} requests, ${inFlight} in flight) puts the most main-thread ` +

@@ -74,7 +74,11 @@ export async function serve(options: ServeOptions): Promise<number> {
     cancel: (id, reason) => dispatcher?.cancel(id, reason),
     reportBug: (message) => process.stderr.write(`${message}\n`),
   });
-  dispatcher = new Dispatcher(session, (message) => transport.send(message));
+  dispatcher = new Dispatcher(
+    session,
+    (message) => transport.send(message),
+    () => transport.settled(),
+  );
 
   // SIGTERM and SIGINT end the input as EOF does: finish what was asked, then exit.
   const stop = (): void => {

@@ -32,9 +32,16 @@ export class Dispatcher {
   private unsent = 0;
   private idleWaiters: Array<() => void> = [];
 
+  /**
+   * `send` writes each answer; `settledUnanswered`, if given, hears of each
+   * line that needed no answer (a notification, a response, a cancelled
+   * request): a transport holding its input until requests finish learns of
+   * the ones that finish silently.
+   */
   constructor(
     private readonly handlers: DispatcherHandlers,
     private readonly send: (message: Response | Response[]) => void,
+    private readonly settledUnanswered?: () => void,
   ) {}
 
   /** Requests whose handlers have not finished (their answers may still be a few microtasks away: see idle()). */
@@ -106,6 +113,7 @@ export class Dispatcher {
   private answered(response: Response | Response[] | undefined): void {
     this.unsent--;
     if (response !== undefined) this.send(response);
+    else this.settledUnanswered?.();
     if (this.unsent > 0 || this.idleWaiters.length === 0) return;
     const waiters = this.idleWaiters;
     this.idleWaiters = [];
