@@ -5,6 +5,9 @@
 // The real path is read only after the path's mount has answered a probe:
 // realpath on a dead mount would block (and in libuv's pool, starve it).
 //
+// A real path that is not valid UTF-8 is refused: as a string it would hold
+// U+FFFD, which could equal the name of a root.
+//
 // realpath does not see through bind mounts, so a real path is also checked
 // under its other names (mountAliases): a bind mount inside a root of a
 // directory from outside every root is refused like a symlink out of it.
@@ -22,14 +25,34 @@ function within(path: string, root: string): boolean {
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !rel.startsWith(sep) && !/^[A-Za-z]:/.test(rel));
 }
 
-/** The real path of `path`, or for one that does not exist, its nearest existing ancestor's real path joined to the rest. */
-function realLocation(path: string): string {
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Thrown by realpathExact: the real path's bytes are not UTF-8, so no string names it faithfully. */
+class NotUtf8 extends Error {}
+
+/** realpath, refusing a result that is not valid UTF-8 (a string would carry U+FFFD, which could match another name). */
+function realpathExact(path: string): string {
+  const bytes = realpathSync.native(path, { encoding: 'buffer' });
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new NotUtf8();
+  }
+}
+
+/**
+ * The real path of `path`, or for one that does not exist, its nearest
+ * existing ancestor's real path joined to the rest; undefined when the real
+ * path is not valid UTF-8.
+ */
+function realLocation(path: string): string | undefined {
   let missing = '';
   let current = resolve(path);
   for (;;) {
     try {
-      return missing === '' ? realpathSync.native(current) : join(realpathSync.native(current), missing);
-    } catch {
+      return missing === '' ? realpathExact(current) : join(realpathExact(current), missing);
+    } catch (error) {
+      if (error instanceof NotUtf8) return undefined;
       const parent = dirname(current);
       if (parent === current) return resolve(path);
       missing = missing === '' ? current.slice(parent.length).replace(/^[\\/]/, '') : join(current.slice(parent.length).replace(/^[\\/]/, ''), missing);
@@ -52,8 +75,9 @@ export class RootPolicy {
   ) {
     this.roots = roots.map((root) => {
       try {
-        return realpathSync.native(resolve(root));
+        return realpathExact(resolve(root));
       } catch (error) {
+        if (error instanceof NotUtf8) throw new Error(`--root ${root}: its real path is not valid UTF-8, so no request could name what is under it`);
         throw new Error(`--root ${root}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such directory' : (error as Error).message}`);
       }
     });
@@ -67,7 +91,7 @@ export class RootPolicy {
   allows(path: string): boolean {
     if (!this.restricted) return true;
     const real = realLocation(path);
-    if (!this.roots.some((root) => within(real, root))) return false;
+    if (real === undefined || !this.roots.some((root) => within(real, root))) return false;
     const aliases = this.aliases(real);
     if (aliases.length === 0) return true;
     // Every other name must lie under a root too, or under another name of

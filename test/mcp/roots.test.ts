@@ -70,6 +70,24 @@ describe.skipIf(announceSkip('RootPolicy in a temp dir', realTempSkipReason))('R
     }
   });
 
+  it.skipIf(announceSkip('names that are not UTF-8', process.platform === 'linux' ? undefined : 'only Linux file systems take any bytes as a name'))('refuses a path whose real path is not valid UTF-8, even where its lossy string would lie in a root', async () => {
+    // Outside: a directory named by the byte 0xff. Inside the root: one named U+FFFD, the
+    // character a lossy decoding of 0xff gives, and a link to the 0xff directory.
+    const bytes = (text: string): Buffer => Buffer.from(text, 'utf8');
+    const parentBytes = Buffer.concat([bytes(base), bytes('/')]);
+    const invalid = Buffer.concat([parentBytes, Buffer.from([0xff])]);
+    mkdirSync(invalid);
+    const lookalikeRoot = join(base, '\ufffd');
+    mkdirSync(lookalikeRoot);
+    const lookalike = new RootPolicy([lookalikeRoot]);
+    symlinkSync(invalid, Buffer.concat([bytes(lookalikeRoot), bytes('/link')]));
+    const result = await diskUsageTool.call({ path: join(lookalikeRoot, 'link') }, toolContext(lookalike));
+    expect(result).toEqual(refusalOf(join(lookalikeRoot, 'link'), lookalikeRoot));
+    expect((await diskUsageTool.call({ path: lookalikeRoot }, toolContext(lookalike))).isError).toBeFalsy();
+    // A root whose real path is not UTF-8 is refused at startup.
+    expect(() => new RootPolicy([join(lookalikeRoot, 'link')])).toThrow('is not valid UTF-8');
+  });
+
   it('answers an existing path and a missing one outside the roots identically', async () => {
     const existing = join(base, 'outside', 'secret');
     const missing = join(base, 'outside', 'absent');
