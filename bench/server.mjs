@@ -7,6 +7,7 @@
 //
 // A script, not a test: it states targets and reports PASS or MISS, and
 // never fails the process for a miss.
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -82,6 +83,31 @@ diskprobe against the floor: throughput ≥ 0.5×, cold start ≤ 1.5×, latency
 
 const started = performance.now();
 const loadAtStart = os.loadavg();
+/**
+ * Pins every thread of process `pid` to `cpus` (taskset's list syntax).
+ * Returns false where that cannot be done (no taskset, not Linux).
+ */
+function pin(pid, cpus) {
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+const ALL_CPUS = `0-${os.availableParallelism() - 1}`;
+/** The last CPU: the first tends to take the machine's interrupts. */
+const PINNED_CPU = String(os.availableParallelism() - 1);
+/**
+ * One at a time, a round trip on this kind of VM takes one of two speeds,
+ * set by where the scheduler happens to put client and server (the same CPU,
+ * or two, one of them idle); unpinned, the p50s compare placements as much
+ * as servers. So the latency that is judged is measured with the bench and
+ * the server (all threads of both) on one CPU, for every server alike; the
+ * unpinned figure is shown beside it.
+ */
+const CAN_PIN = os.availableParallelism() > 1 && pin(process.pid, ALL_CPUS);
+
 const clients = new Map();
 let profileDir;
 try {
@@ -93,7 +119,8 @@ try {
   if (profile) console.error(`profile: ${elapsed()}`);
 
   const results = new Map(SERVERS.map(({ key, label }) => {
-    const { rps, serverCpuNs, clientCpuNs, rss, latencies, roundP50s, idleRss, responseBytes } = load.get(key);
+    const { rps, serverCpuNs, clientCpuNs, rss, latencies, roundP50s, pinnedLatencies, pinnedRoundP50s, idleRss, responseBytes } = load.get(key);
+    const judged = CAN_PIN ? pinnedLatencies : latencies;
     return [key, {
       label,
       coldMs: median(coldMs.get(key)),
@@ -104,18 +131,20 @@ try {
       throughputMax: Math.max(...rps),
       serverCpuUs: serverCpuNs.includes(undefined) ? undefined : median(serverCpuNs) / 1000,
       clientCpuUs: median(clientCpuNs) / 1000,
-      p50Us: quantile(latencies, 0.5) / 1000,
-      p99Us: quantile(latencies, 0.99) / 1000,
+      p50Us: quantile(judged, 0.5) / 1000,
+      p99Us: quantile(judged, 0.99) / 1000,
+      unpinnedP50Us: CAN_PIN ? quantile(latencies, 0.5) / 1000 : undefined,
+      unpinnedRoundP50s: roundP50s,
       rssBytes: rss.includes(undefined) ? undefined : median(rss),
       idleRssBytes: idleRss,
       responseBytes,
       // The samples behind each target's figure: their spread says how steady it is.
-      samples: { coldMs: coldMs.get(key), throughput: rps, p50Us: roundP50s, rssBytes: rss },
+      samples: { coldMs: coldMs.get(key), throughput: rps, p50Us: CAN_PIN ? pinnedRoundP50s : roundP50s, rssBytes: rss },
     }];
   }));
 
   const body = renderReport(results, profile, {
-    root: ROOT, loadAtStart, spawns, rounds, requests, latencyPerRound, inFlight: IN_FLIGHT,
+    root: ROOT, loadAtStart, spawns, rounds, requests, latencyPerRound, inFlight: IN_FLIGHT, pinned: CAN_PIN,
     warmupRequests: WARMUP_REQUESTS, warmupLatencyCalls: WARMUP_LATENCY_CALLS, targets: TARGETS,
   });
   console.log(`\n${body}\n`);
@@ -156,7 +185,7 @@ async function measureLoad() {
     const first = await client.callTool();
     load.set(server.key, {
       idleRss: client.rssBytes(), responseBytes: first.bytes,
-      rps: [], serverCpuNs: [], clientCpuNs: [], rss: [], latencies: [], roundP50s: [],
+      rps: [], serverCpuNs: [], clientCpuNs: [], rss: [], latencies: [], roundP50s: [], pinnedLatencies: [], pinnedRoundP50s: [],
     });
     await client.pipelined(WARMUP_REQUESTS, IN_FLIGHT);
     await client.latencies(WARMUP_LATENCY_CALLS);
@@ -175,9 +204,22 @@ async function measureLoad() {
       await client.callTool();  // still answering properly after the load
     }
     for (const server of shuffled(SERVERS)) {
-      const batch = await clients.get(server.key).latencies(latencyPerRound);
-      load.get(server.key).latencies.push(...batch);
-      load.get(server.key).roundP50s.push(median(batch) / 1000);
+      const client = clients.get(server.key);
+      const entry = load.get(server.key);
+      const batch = await client.latencies(latencyPerRound);
+      entry.latencies.push(...batch);
+      entry.roundP50s.push(median(batch) / 1000);
+      if (!CAN_PIN) continue;
+      pin(process.pid, PINNED_CPU);
+      pin(client.pid, PINNED_CPU);
+      try {
+        const pinned = await client.latencies(latencyPerRound);
+        entry.pinnedLatencies.push(...pinned);
+        entry.pinnedRoundP50s.push(median(pinned) / 1000);
+      } finally {
+        pin(client.pid, ALL_CPUS);
+        pin(process.pid, ALL_CPUS);
+      }
     }
     if (process.stderr.isTTY) process.stderr.write(`\rround ${round + 1}/${rounds}`);
   }

@@ -116,8 +116,10 @@ int ProbeBeneath(int root_fd, const char* relative, DiskStats* out, Syscall* sys
   out->flags = 0;
   out->mount_point[0] = '\0';
   out->fs_type[0] = '\0';
-  int fd = OpenAt2(root_fd, relative[0] != '\0' ? relative : ".", O_PATH | O_CLOEXEC,
-                   kResolveNoXdev | kResolveCached | kResolveNoMagiclinks);
+  // The mount point itself: its root is open already.
+  const bool at_root = relative[0] == '\0';
+  int fd = at_root ? root_fd
+                   : OpenAt2(root_fd, relative, O_PATH | O_CLOEXEC, kResolveNoXdev | kResolveCached | kResolveNoMagiclinks);
   if (fd < 0) {
     const int error = errno;
     // EAGAIN: not all in the cache; EXDEV: leads to another mount; ELOOP: a
@@ -133,7 +135,7 @@ int ProbeBeneath(int root_fd, const char* relative, DiskStats* out, Syscall* sys
   struct statvfs vfs;
   const int status = fstatvfs(fd, &vfs);
   const int error = errno;
-  close(fd);
+  if (!at_root) close(fd);
   if (status != 0) {
     *syscall = kSyscallStatvfs;
     return error;

@@ -70,7 +70,7 @@ function sourceRevision(root) {
   return ` at commit ${head.stdout.trim()}${changed ? ' with uncommitted changes in src/ or native/' : ''}`;
 }
 
-function methodText({ spawns, rounds, requests, latencyPerRound, inFlight, warmupRequests, warmupLatencyCalls }) {
+function methodText({ spawns, rounds, requests, latencyPerRound, inFlight, warmupRequests, warmupLatencyCalls, pinned }) {
   return [
     '**Method.** All three servers are measured in one run, interleaved, each round in a fresh random order.',
     '',
@@ -85,6 +85,14 @@ function methodText({ spawns, rounds, requests, latencyPerRound, inFlight, warmu
     '  ticks), per request. Client CPU: the bench process\'s own, per request.',
     '- Latency: one request at a time, each response awaited and checked before the next is sent; p50 and p99 of',
     `  ${latencyPerRound * rounds} calls per server (${latencyPerRound} a round), the round trip through both pipes included.`,
+    ...(pinned
+      ? [
+          '  Measured twice a round: as the scheduler places client and server, and with both (every thread of each) pinned',
+          '  to one CPU (`taskset`). One at a time, a round trip on this VM takes one of two speeds depending on that',
+          '  placement, so unpinned p50s compare placements as much as servers; the pinned figure, the same placement for',
+          '  every server, is the one judged, and the unpinned p50 is shown beside it.',
+        ]
+      : ['  (Unpinned: `taskset` was not available, so the placement of client and server varies between rounds.)']),
     '- RSS: `VmRSS` of the server process right after each throughput batch, median of the rounds; "idle" is the',
     '  same right after the handshake.',
     '- Response bytes: the length of one `tools/call` response line. diskprobe\'s also carries `structuredContent`',
@@ -94,8 +102,8 @@ function methodText({ spawns, rounds, requests, latencyPerRound, inFlight, warmu
 
 function resultsTable(results) {
   const lines = [
-    '| Server | Cold start ms (p25–p75) | Requests/s, 64 in flight (min–max) | Server CPU µs/req | Client CPU µs/req | p50 µs (rounds\' p50 min–max) | p99 µs | RSS MiB after load (idle) | Response bytes |',
-    '|---|--:|--:|--:|--:|--:|--:|--:|--:|',
+    '| Server | Cold start ms (p25–p75) | Requests/s, 64 in flight (min–max) | Server CPU µs/req | Client CPU µs/req | p50 µs (rounds\' p50 min–max) | p99 µs | p50 µs unpinned (rounds\' min–max) | RSS MiB after load (idle) | Response bytes |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   ];
   for (const row of results.values()) {
     const cells = [
@@ -106,6 +114,7 @@ function resultsTable(results) {
       fmt.us(row.clientCpuUs),
       `**${fmt.us(row.p50Us)}** (${fmt.us(Math.min(...row.samples.p50Us))}–${fmt.us(Math.max(...row.samples.p50Us))})`,
       fmt.us(row.p99Us),
+      row.unpinnedP50Us === undefined ? '–' : `${fmt.us(row.unpinnedP50Us)} (${fmt.us(Math.min(...row.unpinnedRoundP50s))}–${fmt.us(Math.max(...row.unpinnedRoundP50s))})`,
       `**${fmt.mib(row.rssBytes)}** (${fmt.mib(row.idleRssBytes)})`,
       row.responseBytes,
     ];
@@ -183,10 +192,11 @@ function reading(results, profile, { targets, inFlight }) {
     `and ${clientBusy(ours).toFixed(0)}% against diskprobe. The nearer that is to 100%, the more the floor's figure is the ` +
     'client\'s limit rather than the floor\'s, which flatters diskprobe\'s ratio.');
   lines.push(`- One request at a time, the round trip takes ${fmt.us(ours.p50Us)} µs at p50 for diskprobe, ${fmt.us(sdk.p50Us)} µs for the ` +
-    `SDK reference and ${fmt.us(floor.p50Us)} µs for the floor. On a small VM every server\'s round trip comes in a fast and a ` +
-    'slow mode, set by where the scheduler places client and server (each round\'s p50 is in the table: compare the ranges), ' +
-    'so p50 moves between runs. diskprobe answers `/` inline, on its main thread, as the floor does; the SDK reference probes ' +
-    'on libuv\'s pool, which adds two thread wake-ups a request.');
+    `SDK reference and ${fmt.us(floor.p50Us)} µs for the floor${ours.unpinnedP50Us === undefined ? '' : ', with client and server on one CPU'}. ` +
+    (ours.unpinnedP50Us === undefined ? '' : `Unpinned, the p50s were ${fmt.us(ours.unpinnedP50Us)}, ${fmt.us(sdk.unpinnedP50Us)} and ${fmt.us(floor.unpinnedP50Us)} µs, ` +
+      'each a mix of this VM\'s two speeds (see the rounds\' ranges), which is why the pinned figure is the one judged. ') +
+    'diskprobe answers `/` inline, on its main thread, as the floor does; the SDK reference probes on libuv\'s pool, ' +
+    'which adds two thread wake-ups a request.');
   if (profile) {
     const top = profile.layers.filter((layer) => !/^(idle|native code|other)/.test(layer.label)).slice(0, 3);
     lines.push(`- The profile below (diskprobe alone, ${profile.requests} requests, ${inFlight} in flight) puts the most main-thread ` +

@@ -54,6 +54,14 @@ export function validateArguments(schema: ObjectSchema, args: unknown, hints: Re
   return problems;
 }
 
+/** Compiled patterns: a tool's few are compiled once, not on every call. */
+const patterns = new Map<string, RegExp>();
+function patternOf(source: string): RegExp {
+  let pattern = patterns.get(source);
+  if (pattern === undefined) patterns.set(source, (pattern = new RegExp(source, 'u')));
+  return pattern;
+}
+
 function checkValue(name: string, property: PropertySchema, value: unknown, hint: string | undefined): string | undefined {
   const typeOk =
     property.type === 'string' ? typeof value === 'string'
@@ -64,7 +72,7 @@ function checkValue(name: string, property: PropertySchema, value: unknown, hint
   if (property.enum && !property.enum.includes(value as string)) {
     return `"${name}" must be one of ${property.enum.map((option) => JSON.stringify(option)).join(', ')}, not ${JSON.stringify(value)}`;
   }
-  if (property.pattern && !new RegExp(property.pattern, 'u').test(value as string)) {
+  if (property.pattern && !patternOf(property.pattern).test(value as string)) {
     return `"${name}" is ${JSON.stringify(value)}: ${hint ?? `it must match ${property.pattern}`}`;
   }
   return undefined;

@@ -237,6 +237,13 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
 
     sync(target, bigint) {
       let recalled = known.get(target.path);
+      // A mount point already known, of a mount that keeps its counts in
+      // memory: fstatvfs on its open root, with no path to walk.
+      const mount = recalled?.mount;
+      if (inlineProbes && mount !== undefined && mount.answersFromMemory && mount.mountPoint === target.path && target.osPath === target.path) {
+        const status = binding.statBeneath(mount.mountPoint, mount.mountId, '');
+        if (status === 0) return readSlots(target.path, bigint, undefined, mount);
+      }
       let status = binding.statSync(target.osPath, recalled === undefined);
       if (status === 0 && recalled !== undefined && !sameFileSystem(recalled)) {
         recalled = undefined;

@@ -43,6 +43,9 @@ describe.skipIf(announceSkip(`inline probes (${backend})`, inlineSkipReason))('i
     const inline = await diskUsage(join(disk.dir, 'file'), { bigint: true });
     const direct = diskUsageSync(join(disk.dir, 'file'), { bigint: true });
     expect({ ...inline }).toEqual({ ...direct });
+    // The mount point itself is answered from the mount's open root.
+    expect(await settlesInline(() => diskUsage(disk.dir))).toBe(true);
+    expect({ ...(await diskUsage(disk.dir, { bigint: true })) }).toEqual({ ...diskUsageSync(disk.dir, { bigint: true }) });
     expect(inline.mountPoint).toBe(disk.dir);
     expect(inline.total).toBe(5n * 1024n * 1024n);
     // A missing path is an error from the same lookup, shaped as ever.
