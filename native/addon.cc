@@ -19,7 +19,6 @@
 #include <string.h>
 
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include "disk_usage.h"
@@ -156,36 +155,39 @@ class Addon : public Napi::Addon<Addon> {
   }
 
   // (mountPoint, mountId, relative) -> 0 | errno | kCannotProbeInline: a probe on this
-  // thread that cannot block (see ProbeBeneath), beneath the root of a mount kept open
-  // until the mount table changes.
+  // thread that cannot block (see ProbeBeneath). An open file keeps its mount busy, so
+  // that umount fails with EBUSY: only the root of "/", which the process's own root
+  // directory pins anyway, stays open (until the mount table changes); any other
+  // mount's root is opened for the call and closed after it.
   Napi::Value StatBeneath(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     const uint64_t generation = watch_.Generation();
-    if (generation != roots_generation_) {
-      for (const auto& root : roots_) CloseMountRoot(root.second);
-      roots_.clear();
-      roots_generation_ = generation;
+    if (generation != root_generation_) {
+      CloseMountRoot(root_fd_);
+      root_fd_ = -1;
+      root_generation_ = generation;
     }
+    if (ReadPath(info, path_) != 0) return Napi::Number::New(env, kCannotProbeInline);
     const uint64_t mount_id = static_cast<uint64_t>(info[1].As<Napi::Number>().DoubleValue());
-    auto found = roots_.find(mount_id);
-    int root_fd = found == roots_.end() ? -1 : found->second;
+    const bool is_root = strcmp(path_, "/") == 0;
+    int root_fd = is_root && root_mount_id_ == mount_id ? root_fd_ : -1;
     if (root_fd < 0) {
-      if (ReadPath(info, path_) != 0) return Napi::Number::New(env, kCannotProbeInline);
       root_fd = OpenMountRoot(path_, mount_id);
-      if (root_fd < 0) return Napi::Number::New(env, kCannotProbeInline);  // retried next time: the cache may warm
-      if (roots_.size() >= kMaxMountRoots) {
-        for (const auto& root : roots_) CloseMountRoot(root.second);
-        roots_.clear();
+      if (root_fd < 0) return Napi::Number::New(env, kCannotProbeInline);  // tried again next time: the cache may warm
+      if (is_root) {
+        CloseMountRoot(root_fd_);
+        root_fd_ = root_fd;
+        root_mount_id_ = mount_id;
       }
-      roots_[mount_id] = root_fd;
     }
     size_t length = 0;
-    if (napi_get_value_string_utf8(env, info[2], path_, kPathBuffer, &length) != napi_ok || length > kMaxPathBytes) {
-      return Napi::Number::New(env, kCannotProbeInline);
+    int error = kCannotProbeInline;
+    if (napi_get_value_string_utf8(env, info[2], path_, kPathBuffer, &length) == napi_ok && length <= kMaxPathBytes) {
+      Syscall syscall = kSyscallStatvfs;
+      error = ProbeBeneath(root_fd, path_, &sync_stats_, &syscall);
+      if (error != kCannotProbeInline) WriteSlots(sync_stats_, error, syscall);
     }
-    Syscall syscall = kSyscallStatvfs;
-    const int error = ProbeBeneath(root_fd, path_, &sync_stats_, &syscall);
-    if (error != kCannotProbeInline) WriteSlots(sync_stats_, error, syscall);
+    if (root_fd != root_fd_) CloseMountRoot(root_fd);
     return Napi::Number::New(env, error);
   }
 
@@ -345,8 +347,8 @@ class Addon : public Napi::Addon<Addon> {
   void Close() {
     if (closed_) return;
     closed_ = true;
-    for (const auto& root : roots_) CloseMountRoot(root.second);
-    roots_.clear();
+    CloseMountRoot(root_fd_);
+    root_fd_ = -1;
     pool_->Shutdown();  // after this, no thread calls into callback_
     if (has_callback_) callback_.Abort();
     has_callback_ = false;
@@ -372,10 +374,10 @@ class Addon : public Napi::Addon<Addon> {
   MountTableWatch watch_;
   DiskStats sync_stats_{};
   std::vector<ProbeJob*> batch_;  // reused by StatAsyncBatch
-  // Open roots of the mounts StatBeneath probes, by mount id, for one generation of the table.
-  static constexpr size_t kMaxMountRoots = 256;
-  std::unordered_map<uint64_t, int> roots_;
-  uint64_t roots_generation_ = 0;
+  // The open root of "/" for StatBeneath, for one generation of the mount table.
+  int root_fd_ = -1;
+  uint64_t root_mount_id_ = 0;
+  uint64_t root_generation_ = 0;
   char path_[kPathBuffer];
 };
 

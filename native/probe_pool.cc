@@ -89,6 +89,20 @@ bool ProbePool::Pending(uint32_t id) {
 void ProbePool::Shutdown() {
   std::lock_guard<std::mutex> lock(mutex_);
   closing_ = true;
+  // Jobs queued in a lane no thread serves would never be freed (found by
+  // valgrind, a worker ending with probes queued): free them here. A lane
+  // with a thread is emptied by that thread; a running job is freed when its
+  // call returns; a synchronous caller still owns its job.
+  for (auto& entry : lanes_) {
+    Lane& lane = entry.second;
+    if (lane.active) continue;
+    for (ProbeJob* queued : lane.queue) {
+      jobs_.erase(queued->id);
+      if (!queued->sync_waiter) delete queued;
+    }
+    lane.queue.clear();
+  }
+  ready_.clear();
   work_cv_.notify_all();
 }
 

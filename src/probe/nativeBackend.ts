@@ -237,10 +237,11 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
 
     sync(target, bigint) {
       let recalled = known.get(target.path);
-      // A mount point already known, of a mount that keeps its counts in
-      // memory: fstatvfs on its open root, with no path to walk.
+      // "/", known, on a file system that keeps its counts in memory: one
+      // fstatvfs on its open root (the addon keeps only that one open), no
+      // path to walk.
       const mount = recalled?.mount;
-      if (inlineProbes && mount !== undefined && mount.answersFromMemory && mount.mountPoint === target.path && target.osPath === target.path) {
+      if (inlineProbes && target.path === '/' && mount !== undefined && mount.answersFromMemory && mount.mountPoint === '/') {
         const status = binding.statBeneath(mount.mountPoint, mount.mountId, '');
         if (status === 0) return readSlots(target.path, bigint, undefined, mount);
       }

@@ -2,6 +2,7 @@
 // keeps its counts in memory, and whose lookup the kernel can serve from its
 // cache without leaving that mount, is answered on the calling thread. Every
 // other case must fall back to the addon's threads and still be right.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -81,6 +82,21 @@ describe.skipIf(announceSkip(`inline probes (${backend})`, inlineSkipReason))('i
     mkdirSync(inner, { recursive: true });
     expect((await diskUsage(inner)).mountPoint).toBe(outer.dir);
     expect((await diskUsage(inner)).total).toBe(6 * 1024 * 1024);
+  });
+
+  it('keeps no mount busy: a plain umount succeeds right after inline probes of it', async () => {
+    const disk = mountTmpfs('size=2m');
+    writeFileSync(join(disk.dir, 'f'), '');
+    for (let i = 0; i < 3; i++) {
+      await diskUsage(disk.dir);
+      await diskUsage(join(disk.dir, 'f'));
+      diskUsageSync(disk.dir);
+    }
+    expect(await settlesInline(() => diskUsage(join(disk.dir, 'f')))).toBe(true);
+    const result = spawnSync('umount', [disk.dir], { encoding: 'utf8' });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    disk.cleanup();
   });
 
   it('never answers inline on a file system that may have to ask a device or a server', async () => {
