@@ -1,5 +1,5 @@
 // Where each platform's mount table comes from.
-import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
 
 import { isPseudoType, isRemote, type MountEntry, MountTable, parseMountInfo } from './mountTable.js';
@@ -44,6 +44,8 @@ function windowsDrives(): Array<Omit<MountEntry, 'pseudo' | 'deviceKey' | 'root'
 
 /** Without the addon on macOS: mount(8)'s "device on /path (type, options)" lines. */
 function darwinMounts(): Array<Omit<MountEntry, 'pseudo' | 'deviceKey' | 'root' | 'mountId' | 'answersFromMemory'>> {
+  // Loaded here, the one place it is needed, rather than at every start-up.
+  const { execFileSync } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
   const output = execFileSync('/sbin/mount', { encoding: 'utf8', timeout: 5000 });
   const mounts = [];
   for (const line of output.split('\n')) {

@@ -10,7 +10,6 @@ import { readMountTable } from './mountSources.js';
 import { type MountEntry, MountTableCache } from './mountTable.js';
 import { loadNativeBinding, type NativeBinding } from './nativeBinding.js';
 import { createNativeBackend } from './nativeBackend.js';
-import { createStatfsBackend } from './statfsBackend.js';
 import type { Backend, DiskUsage, DiskUsageOptions, DiskUsageSyncOptions, ListMountsOptions, Mount } from './types.js';
 
 const DEFAULT_TIMEOUT_MS = 5000;
@@ -59,7 +58,11 @@ const context: ProbeContext = {
   },
 };
 
-const impl: ProbeBackend = binding ? createNativeBackend(binding, context) : createStatfsBackend(context);
+// The fallback, and node:child_process with it, is loaded only when it is
+// needed: a few milliseconds of every start-up otherwise.
+const impl: ProbeBackend = binding
+  ? createNativeBackend(binding, context)
+  : (await import('./statfsBackend.js')).createStatfsBackend(context);
 
 /** Which backend answers in this process: the native addon, or the fs.statfs fallback. */
 export const backend: Backend = impl.name;
