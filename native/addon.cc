@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "disk_usage.h"
@@ -61,18 +62,20 @@ constexpr size_t kPathBuffer = kMaxPathBytes + 5;
 // in the kernel outlive it and would run unmapped code: load this module once
 // more, never to be unloaded.
 void PinModule() {
-  static bool pinned = false;
-  if (pinned) return;
+  // Once per process, though each environment (worker) constructs an Addon.
+  static std::once_flag pinned;
+  std::call_once(pinned, [] {
 #if defined(_WIN32)
-  HMODULE self = nullptr;
-  pinned = GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | GET_MODULE_HANDLE_EX_FLAG_PIN,
-                              reinterpret_cast<LPCWSTR>(&PinModule), &self) != 0;
+    HMODULE self = nullptr;
+    GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | GET_MODULE_HANDLE_EX_FLAG_PIN,
+                       reinterpret_cast<LPCWSTR>(&PinModule), &self);
 #else
-  Dl_info info;
-  if (dladdr(reinterpret_cast<void*>(&PinModule), &info) != 0 && info.dli_fname != nullptr) {
-    pinned = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NODELETE) != nullptr;
-  }
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void*>(&PinModule), &info) != 0 && info.dli_fname != nullptr) {
+      dlopen(info.dli_fname, RTLD_LAZY | RTLD_NODELETE);
+    }
 #endif
+  });
 }
 
 class Addon;
@@ -154,7 +157,7 @@ class Addon : public Napi::Addon<Addon> {
     return Napi::Number::New(info.Env(), error);
   }
 
-  // (mountPoint, mountId, relative) -> 0 | errno | kCannotProbeInline: a probe on this
+  // (mountPoint, mountId, relative) -> 0 | errno | kCannotProbeInline | kLeavesMount: a probe on this
   // thread that cannot block (see ProbeBeneath). An open file keeps its mount busy, so
   // that umount fails with EBUSY: only the root of "/", which the process's own root
   // directory pins anyway, stays open (until the mount table changes); any other
@@ -185,7 +188,7 @@ class Addon : public Napi::Addon<Addon> {
     if (napi_get_value_string_utf8(env, info[2], path_, kPathBuffer, &length) == napi_ok && length <= kMaxPathBytes) {
       Syscall syscall = kSyscallStatvfs;
       error = ProbeBeneath(root_fd, path_, &sync_stats_, &syscall);
-      if (error != kCannotProbeInline) WriteSlots(sync_stats_, error, syscall);
+      if (error >= 0) WriteSlots(sync_stats_, error, syscall);
     }
     if (root_fd != root_fd_) CloseMountRoot(root_fd);
     return Napi::Number::New(env, error);

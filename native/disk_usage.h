@@ -70,24 +70,29 @@ int ProbePath(const char* path, bool with_device, DiskStats* out, Syscall* sysca
 // ProbeBeneath's answer when it cannot answer without the risk of blocking:
 // the caller probes the usual way, on the addon's threads.
 constexpr int kCannotProbeInline = -2;
+// ProbeBeneath's answer when the path leads off its mount (a symlink or ".."
+// to another mount): the probe belongs to wherever it leads.
+constexpr int kLeavesMount = -3;
 
 // Opens the root of the mount with id `mount_id` (the first field of
 // /proc/self/mountinfo), found at `mount_point`, for ProbeBeneath. The lookup
-// of `mount_point` is served from the kernel's dentry cache only, so it
-// cannot block on any file system. Returns the descriptor, or -1 when the
-// lookup would need the file systems, or another mount is found there.
-// Linux 5.12 and later; elsewhere always -1.
+// of `mount_point` is served from the kernel's dentry cache only
+// (RESOLVE_CACHED: it fails rather than wait for I/O or a revalidation).
+// Returns the descriptor, or -1 when the lookup would need the file systems,
+// or another mount is found there. Linux 5.12 and later; elsewhere always -1.
 int OpenMountRoot(const char* mount_point, uint64_t mount_id);
 void CloseMountRoot(int root_fd);
 
 // Probes `relative` (UTF-8, relative to the mount root `root_fd`; "" for the
-// root itself) on the calling thread, only if that cannot block: the path is
-// resolved from the dentry cache alone (RESOLVE_CACHED) and never leaves the
-// mount (RESOLVE_NO_XDEV, which also refuses symlinks and ".." that lead
-// out), so no other file system, dead or alive, is asked anything. Callers
-// use it on mounts whose file system answers statfs from memory (ext4, xfs,
-// tmpfs, ...). Returns 0 and fills `out`, an errno from the lookup (ENOENT,
-// ENOTDIR, ...), or kCannotProbeInline.
+// root itself) on the calling thread, without walking anything that could
+// block: the path is resolved from the dentry cache alone (RESOLVE_CACHED) and
+// never leaves the mount (RESOLVE_NO_XDEV, which also refuses symlinks and
+// ".." that lead out), so no other file system, dead or alive, is asked
+// anything. The statfs itself is the mount's own file system's: callers use
+// this only on file systems whose statfs reads counters kept in memory (ext4,
+// xfs, tmpfs, ...). Returns 0 and fills `out`, an errno from the lookup
+// (ENOENT, ENOTDIR, ...), kLeavesMount when the path leads off the mount, or
+// kCannotProbeInline.
 int ProbeBeneath(int root_fd, const char* relative, DiskStats* out, Syscall* syscall);
 
 }  // namespace diskprobe

@@ -122,11 +122,11 @@ int ProbeBeneath(int root_fd, const char* relative, DiskStats* out, Syscall* sys
                    : OpenAt2(root_fd, relative, O_PATH | O_CLOEXEC, kResolveNoXdev | kResolveCached | kResolveNoMagiclinks);
   if (fd < 0) {
     const int error = errno;
-    // EAGAIN: not all in the cache; EXDEV: leads to another mount; ELOOP: a
+    // EXDEV: leads to another mount. EAGAIN: not all in the cache; ELOOP: a
     // magic link; ENOSYS, EINVAL, E2BIG, EPERM: no openat2 (or a seccomp
     // filter against it). The usual probe answers all of these.
-    if (error == EAGAIN || error == EXDEV || error == ELOOP || error == ENOSYS || error == EINVAL || error == E2BIG ||
-        error == EPERM) {
+    if (error == EXDEV) return kLeavesMount;
+    if (error == EAGAIN || error == ELOOP || error == ENOSYS || error == EINVAL || error == E2BIG || error == EPERM) {
       return kCannotProbeInline;
     }
     *syscall = kSyscallStatvfs;

@@ -12,6 +12,7 @@ namespace {
 // Idle threads beyond the first linger this long before exiting, so bursts
 // reuse them and a quiet process keeps a single parked thread.
 constexpr auto kIdleExit = std::chrono::seconds(10);
+constexpr size_t kMaxIdleLanes = 256;
 }  // namespace
 
 std::shared_ptr<ProbePool> ProbePool::Create(Deliver deliver) {
@@ -161,8 +162,14 @@ void ProbePool::WorkerLoop() {
       Finish(job, lock);
     }
     // The lane stays, idle: there is one per mount probed, and re-creating
-    // it for every probe of a mount would cost an allocation each.
-    lanes_[lane_id].active = false;
+    // it for every probe of a mount would cost an allocation each. Lanes of
+    // paths that lead off their mount can be many: past a few hundred lanes,
+    // a drained one goes.
+    if (lanes_.size() > kMaxIdleLanes) {
+      lanes_.erase(lane_id);
+    } else {
+      lanes_[lane_id].active = false;
+    }
   }
 }
 

@@ -20,6 +20,8 @@ export interface TransportOptions {
   readonly maxPendingRequests?: number;
   /** Input is paused while this many bytes wait for the reader, until they are written. Default 1 MiB. */
   readonly maxUnreadBytes?: number;
+  /** Reads what the input's pipe holds now, without waiting; undefined once it holds nothing. For endInput. */
+  readonly readAvailable?: (() => Buffer | undefined) | undefined;
 }
 
 const DEFAULT_MAX_PENDING_REQUESTS = 1024;
@@ -47,6 +49,11 @@ export class StdioTransport {
   private heldForOutput = false;
   /** Resumes input if nothing holds it any more; set while run() reads. */
   private release: (() => void) | undefined;
+  /**
+   * Ends the input as EOF does (for SIGTERM and SIGINT), after reading what
+   * the stream has buffered: set while run() reads.
+   */
+  endInput: (() => void) | undefined;
 
   constructor(private readonly options: TransportOptions) {}
 
@@ -102,7 +109,7 @@ export class StdioTransport {
     const holdIfBusy = (): void => {
       if (dispatcher.pending < maxPendingRequests) return;
       this.heldForPending = true;
-      // Answers (send) release it; a cancelled request is never answered, so idle() covers the case where all are.
+      // Answers release it (send, and settled() for requests that end unanswered); idle() as well, as a backstop.
       if (watchingIdle) return;
       watchingIdle = true;
       void dispatcher.idle().then(() => {
@@ -117,7 +124,7 @@ export class StdioTransport {
         this.release = undefined;
         resolve();
       };
-      input.on('data', (chunk: Buffer | string) => {
+      const receive = (chunk: Buffer | string): void => {
         const frames = decoder.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
         if (next === waiting.length) {
           waiting = frames;
@@ -126,8 +133,10 @@ export class StdioTransport {
           for (const frame of frames) waiting.push(frame);
         }
         proceed();
-      });
-      input.once('end', () => {
+      };
+      input.on('data', receive);
+      const end = (): void => {
+        if (ended) return;
         // First, so that a line answered at once below (its send releasing a hold) cannot re-enter proceed() and dispatch these frames twice.
         ended = true;
         // Everything received is answered: what waits for a turn goes now.
@@ -135,9 +144,21 @@ export class StdioTransport {
         waiting = [];
         next = 0;
         for (const frame of decoder.end()) dispatch(frame);
+        this.endInput = undefined;
         stop();
-      });
+      };
+      input.once('end', end);
       input.once('error', stop);
+      // SIGTERM's stand-in for EOF: what the client sent before it was
+      // received too, though paused input left it in the stream's buffer or
+      // the pipe. Both are read (each read() emits 'data'; readAvailable
+      // takes what the pipe holds without waiting) and answered.
+      this.endInput = () => {
+        input.pause();
+        while (!ended && input.read() !== null);
+        for (let chunk = this.options.readAvailable?.(); chunk !== undefined && !ended; chunk = this.options.readAvailable?.()) receive(chunk);
+        end();
+      };
     });
   }
 

@@ -344,7 +344,7 @@ describe('StdioTransport flow control', () => {
     expect(h.answeredIds()).toEqual(range(1, 13));
   });
 
-  it('on the end SIGTERM stands in for, while held for pending requests, dispatches the lines read and none still in the pipe', async () => {
+  it('on endInput (SIGTERM), while held for pending requests, dispatches every line received, those left in the stream\'s buffer too', async () => {
     const h = harness({ maxPendingRequests: 8 });
     // 300 lines in one chunk: 256 dispatched, 44 read and waiting; then more that stay in the input's buffer.
     h.input.write(requestLines(0, 300));
@@ -355,19 +355,21 @@ describe('StdioTransport flow control', () => {
     await turns(2);
     expect(h.dispatched).toHaveLength(256);
 
-    // serve's SIGTERM handler: pause, then end as EOF does.
-    h.input.pause();
-    h.input.emit('end');
+    // serve's SIGTERM handler.
+    h.transport.endInput!();
     await turns(2);
     expect(h.isDone()).toBe(true);
-    expect(h.dispatched).toEqual(range(0, 300));
-    for (const id of range(0, 300)) h.release(id);
+    expect(h.dispatched).toEqual(range(0, 310));
+    for (const id of range(0, 310)) h.release(id);
     await h.dispatcher.idle();
     await turns(5);
     await h.transport.flush();
-    expect(h.answeredIds()).toEqual(range(0, 300));
-    expect(h.dispatched).toEqual(range(0, 300));
-    expect(h.input.readableLength).toBeGreaterThan(0);  // nothing after the end was read
+    expect(h.answeredIds()).toEqual(range(0, 310));
+    expect(h.input.readableLength).toBe(0);
+    // After the end, nothing more is read.
+    h.input.write(requestLines(400, 402));
+    await turns(3);
+    expect(h.dispatched).toEqual(range(0, 310));
   });
 
   it('at an end while held, answers each waiting line once even when answering one at once releases the hold (found writing these tests)', async () => {

@@ -1,6 +1,6 @@
 // `diskprobe serve`: the MCP server on stdin/stdout. The one place the
 // layers meet: transport → JSON-RPC dispatcher → MCP session → tools → probe.
-import { readFileSync } from 'node:fs';
+import { fstatSync, readFileSync, readSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 import { Dispatcher } from '../jsonrpc/dispatcher.js';
@@ -46,6 +46,29 @@ function debugEventLoop(): (() => void) | undefined {
   };
 }
 
+/**
+ * What a pipe or socket on `fd` holds now, without waiting: libuv keeps such
+ * descriptors non-blocking, so a read of an empty one fails with EAGAIN at
+ * once. Undefined for anything else (a TTY or a file could block or be long).
+ */
+function pipeReader(fd: number): (() => Buffer | undefined) | undefined {
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFIFO() && !stat.isSocket()) return undefined;
+  } catch {
+    return undefined;
+  }
+  const buffer = Buffer.allocUnsafe(64 * 1024);
+  return () => {
+    try {
+      const bytes = readSync(fd, buffer, 0, buffer.length, null);
+      return bytes > 0 ? Buffer.from(buffer.subarray(0, bytes)) : undefined;
+    } catch {
+      return undefined;  // EAGAIN: empty for now
+    }
+  };
+}
+
 /** Serves until stdin ends (or SIGTERM/SIGINT), answers what was received, and resolves with the exit status. */
 export async function serve(options: ServeOptions): Promise<number> {
   let roots: RootPolicy;
@@ -57,7 +80,12 @@ export async function serve(options: ServeOptions): Promise<number> {
   }
   keepConsoleOffStdout();
   const reportEventLoop = debugEventLoop();
-  const transport = new StdioTransport({ input: process.stdin, output: process.stdout, maxMessageBytes: options.maxMessageBytes });
+  const transport = new StdioTransport({
+    input: process.stdin,
+    output: process.stdout,
+    maxMessageBytes: options.maxMessageBytes,
+    readAvailable: pipeReader(0),
+  });
   // The host is gone (EPIPE): nobody is left to answer, so leave quietly.
   process.stdout.on('error', () => {
     transport.outputGone();
@@ -81,10 +109,7 @@ export async function serve(options: ServeOptions): Promise<number> {
   );
 
   // SIGTERM and SIGINT end the input as EOF does: finish what was asked, then exit.
-  const stop = (): void => {
-    process.stdin.pause();
-    process.stdin.emit('end');
-  };
+  const stop = (): void => transport.endInput?.();
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
 

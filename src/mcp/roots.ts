@@ -8,14 +8,16 @@
 // A real path that is not valid UTF-8 is refused: as a string it would hold
 // U+FFFD, which could equal the name of a root.
 //
-// realpath does not see through bind mounts, so a real path is also checked
-// under its other names (mountAliases): a bind mount inside a root of a
-// directory from outside every root is refused like a symlink out of it.
+// realpath does not see through bind mounts, so a path on a mount that lies
+// inside a root is also judged by what is mounted there (mountSource): a
+// bind mount of a directory from outside every root is refused like a
+// symlink out of it; a whole other file system mounted inside a root is the
+// root's to show.
 import { realpathSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 import { displayPath } from '../format/displayPath.js';
-import { mountAliases } from '../probe/probe.js';
+import { mountSource } from '../probe/probe.js';
 
 /** Errors that say the path itself is unusable (NUL byte, lone surrogate, too long): judged by name, without touching the file system. */
 const INVALID_PATH = new Set(['ERR_INVALID_ARG_VALUE', 'ERR_INVALID_ARG_TYPE', 'ENAMETOOLONG']);
@@ -67,11 +69,11 @@ export class RootPolicy {
 
   /**
    * Throws with a message naming the root when one does not exist.
-   * `aliases` gives a real path's other names (tests replace it).
+   * `source` tells where a real path lies in its file system (tests replace it).
    */
   constructor(
     roots: readonly string[],
-    private readonly aliases: (realPath: string) => string[] = mountAliases,
+    private readonly source: typeof mountSource = mountSource,
   ) {
     this.roots = roots.map((root) => {
       try {
@@ -92,12 +94,15 @@ export class RootPolicy {
     if (!this.restricted) return true;
     const real = realLocation(path);
     if (real === undefined || !this.roots.some((root) => within(real, root))) return false;
-    const aliases = this.aliases(real);
-    if (aliases.length === 0) return true;
-    // Every other name must lie under a root too, or under another name of
-    // one (a root that is itself a bind mount is reached both ways).
-    const rootNames = this.roots.flatMap((root) => [root, ...this.aliases(root)]);
-    return aliases.every((alias) => rootNames.some((root) => within(alias, root)));
+    const source = this.source(real);
+    // No mount table (not Linux), or the path's mount holds a root: the root's own content.
+    if (source === undefined || this.roots.some((root) => within(real, root) && within(root, source.mountPoint))) return true;
+    // A mount inside a root. What is mounted there must come from inside a
+    // root of the same file system, or be a whole other file system.
+    const rootSources = this.roots.map((root) => this.source(root));
+    const sameDevice = rootSources.filter((rootSource) => rootSource?.deviceKey === source.deviceKey);
+    if (sameDevice.some((rootSource) => within(source.inDevice, rootSource!.inDevice))) return true;
+    return source.root === '/' && sameDevice.length === 0;
   }
 
   /**

@@ -13,13 +13,6 @@ export interface ProbeTarget {
   readonly mountPoint: string;
   /** That mount's table entry, when the table has one. */
   readonly mount?: MountEntry | undefined;
-  /**
-   * What a timeout marks as stuck, and later probes fail fast on: the mount
-   * point, or the path itself when its mount answers from memory and so
-   * cannot hang. A probe there hangs only where the path leads off the
-   * mount (a symlink into a dead mount), which must not fail the whole mount.
-   */
-  readonly stuckKey: string;
 }
 
 export interface ProbeContext {
@@ -44,15 +37,14 @@ export interface ProbeBackend {
 export class LaneIds {
   private readonly ids = new Map<string, number>();
   private last = 0;
-  of(mountPoint: string): number {
-    let id = this.ids.get(mountPoint);
-    if (id === undefined) this.ids.set(mountPoint, (id = ++this.last));
-    return id;
-  }
-  /** Gives the mount a fresh lane, leaving the old one to a call stuck in it. */
-  retire(mountPoint: string): number {
-    const id = ++this.last;
-    this.ids.set(mountPoint, id);
+  /** The lane for `key`: a mount point, or a path that leads off its mount. */
+  of(key: string): number {
+    let id = this.ids.get(key);
+    if (id === undefined) {
+      // Paths can be many: forget them all now and then (ids are never reused).
+      if (this.ids.size >= 4096) this.ids.clear();
+      this.ids.set(key, (id = ++this.last));
+    }
     return id;
   }
 }

@@ -55,20 +55,18 @@ function fsError(code: string, errno: number, message: string, syscall: string, 
 /**
  * ETIMEDOUT for a mount that did not answer. `stuckFor` is set when this call
  * did not wait at all because an earlier probe of the mount is still stuck.
+ * `stuck` is the mount point, or, when `offMount`, a path that leads off its
+ * mount (a symlink into a dead mount): the mount it lies on by name answers.
  */
-export function timeoutError(path: string, mountPoint: string, timeout: number, stuckFor?: number): ProbeError {
+export function timeoutError(path: string, stuck: string, timeout: number, stuckFor?: number, offMount = false): ProbeError {
+  const subject = offMount ? `${stuck} (which leads off its mount)` : `mount ${stuck}`;
   const what =
     stuckFor === undefined
-      ? `mount ${mountPoint} not responding after ${timeout} ms`
-      : `mount ${mountPoint} not responding (an earlier probe has been stuck for ${Math.round(stuckFor)} ms)`;
-  const error = fsError(
-    'ETIMEDOUT',
-    describe('ETIMEDOUT').errno,
-    `ETIMEDOUT: ${what}, statfs '${path}'; check the server behind it, or unmount it with umount -l`,
-    'statfs',
-    path,
-  );
-  error.mountPoint = mountPoint;
+      ? `${subject} not responding after ${timeout} ms`
+      : `${subject} not responding (an earlier probe has been stuck for ${Math.round(stuckFor)} ms)`;
+  const advice = offMount ? 'check the mount it leads to' : 'check the server behind it, or unmount it with umount -l';
+  const error = fsError('ETIMEDOUT', describe('ETIMEDOUT').errno, `ETIMEDOUT: ${what}, statfs '${path}'; ${advice}`, 'statfs', path);
+  error.mountPoint = stuck;
   error.timeout = timeout;
   return error;
 }

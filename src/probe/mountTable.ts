@@ -32,17 +32,19 @@ const PSEUDO_TYPES = new Set([
 const REMOTE_TYPES = /^(nfs\d?|cifs|smb3?|smbfs|ncpfs|afs|9p|ceph|glusterfs|fuse\.sshfs|sshfs|lustre|gfs2?|ocfs2|beegfs|davfs|fuse\.rclone)$/;
 
 /**
- * Local file systems whose statfs reads counters kept in memory, with no I/O
- * and no daemon or server to wait for. overlay counts when it has an upper
- * layer (its statfs is the upper layer's, always a local file system).
+ * Local file systems whose statfs only reads counters kept in memory: no
+ * device I/O, no daemon, no server. Not vfat or exfat (their first statfs
+ * after mounting counts free clusters on the device), nor ntfs3 or zfs, whose
+ * statfs is less certain. overlay counts when it has an upper layer (its
+ * statfs is the upper layer's, a local file system). With project quotas on,
+ * ext4, xfs and f2fs may read the quota file in statfs: not those mounts.
  */
-const IN_MEMORY_STATFS = new Set([
-  'ext2', 'ext3', 'ext4', 'xfs', 'btrfs', 'tmpfs', 'devtmpfs', 'ramfs', 'f2fs', 'vfat', 'exfat', 'ntfs3',
-  'squashfs', 'iso9660', 'erofs', 'zfs',
-]);
+const IN_MEMORY_STATFS = new Set(['ext2', 'ext3', 'ext4', 'xfs', 'btrfs', 'tmpfs', 'devtmpfs', 'ramfs', 'f2fs', 'squashfs', 'iso9660', 'erofs']);
+const PROJECT_QUOTA = /^(?:prjquota|prjjquota|pquota|pqnoenforce|prjjquota=.*)$/;
 
-export function answersFromMemory(fsType: string, superOptions: readonly string[]): boolean {
-  return IN_MEMORY_STATFS.has(fsType) || (fsType === 'overlay' && superOptions.some((option) => option.startsWith('upperdir=')));
+export function answersFromMemory(fsType: string, options: readonly string[]): boolean {
+  if (options.some((option) => PROJECT_QUOTA.test(option))) return false;
+  return IN_MEMORY_STATFS.has(fsType) || (fsType === 'overlay' && options.some((option) => option.startsWith('upperdir=')));
 }
 
 export function isPseudoType(fsType: string): boolean {
@@ -85,7 +87,7 @@ export function parseMountInfo(text: string): MountEntry[] {
       root: decodeMountField(fields[3] ?? '/'),
       remote: isRemote(fsType, device),
       mountId: Number(fields[0]),
-      answersFromMemory: answersFromMemory(fsType, superOptions),
+      answersFromMemory: answersFromMemory(fsType, [...options, ...superOptions]),
     });
   }
   return entries;
@@ -165,27 +167,18 @@ export class MountTable {
   }
 
   /**
-   * The other names of `path`, which the mount holding it (by name) also has:
-   * where the same directory of the same device is reached through another
-   * mount of that device, as with the source of a bind mount, or a second
-   * mount of a whole file system. Linux only (elsewhere the table has no
-   * device numbers); from the table alone, so safe on a dead mount.
+   * Where `path` lies in its file system: the mount that holds it by name,
+   * that mount's device and root (the directory of the device mounted
+   * there: "/" unless it is a bind mount of a subdirectory), and the path's
+   * place inside the device. Linux only (elsewhere the table has no device
+   * numbers); from the table alone, so safe on a dead mount.
    */
-  aliases(path: string): string[] {
+  source(path: string): { mountPoint: string; deviceKey: number; root: string; inDevice: string } | undefined {
     const mount = this.lexical(path);
-    if (mount === undefined || Number.isNaN(mount.deviceKey)) return [];
-    const others = this.byDevice.get(mount.deviceKey)!;
-    if (others.length === 1) return [];
-    // Where `path` lies inside the device: the mount's root plus the rest.
+    if (mount === undefined || Number.isNaN(mount.deviceKey)) return undefined;
     const rest = path.slice(mount.mountPoint.length).replace(/^\/+/, '');
     const inDevice = rest === '' ? mount.root : `${mount.root.replace(/\/$/, '')}/${rest}`;
-    const names: string[] = [];
-    for (const other of others) {
-      if (other === mount || !isWithin(inDevice, other.root, '/', false)) continue;
-      const below = inDevice.slice(other.root.length).replace(/^\/+/, '');
-      names.push(below === '' ? other.mountPoint : `${other.mountPoint.replace(/\/$/, '')}/${below}`);
-    }
-    return names;
+    return { mountPoint: mount.mountPoint, deviceKey: mount.deviceKey, root: mount.root, inDevice };
   }
 
   has(key: number): boolean {

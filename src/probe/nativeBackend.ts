@@ -5,7 +5,7 @@ import { LaneIds } from './backend.js';
 import { abortError, errnoError, timeoutError } from './errors.js';
 import { type Deadline, DeadlineTimer } from './deadlines.js';
 import { deviceKey, type MountEntry } from './mountTable.js';
-import { CANNOT_PROBE_INLINE, Flag, type NativeBinding, Slot, SYSCALLS } from './nativeBinding.js';
+import { CANNOT_PROBE_INLINE, Flag, LEAVES_MOUNT, type NativeBinding, Slot, SYSCALLS } from './nativeBinding.js';
 import { usedPercent, usedPercentBig } from './percent.js';
 import type { CancelSignal } from './types.js';
 import { makeInodes, makeUsage } from './usage.js';
@@ -34,9 +34,9 @@ interface KnownMount {
 const KNOWN_LIMIT = 1024;
 
 interface Waiter {
-  /** The addon's job id; a new one when the job moves to another lane. */
-  id: number;
-  lane: number;
+  readonly id: number;
+  /** What its timeout marks as stuck (probeKey), and its lane's key. */
+  readonly key: string;
   readonly target: ProbeTarget;
   readonly bigint: boolean;
   readonly resolve: (usage: AnyUsage) => void;
@@ -153,13 +153,14 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
   const inlineProbes = process.platform === 'linux' && typeof binding.statBeneath === 'function';
 
   /**
-   * Probes on this thread when that cannot block: the path's mount keeps
-   * its counts in memory (ext4, tmpfs, ...), and the kernel resolves the
-   * path from its cache without leaving that mount (native/disk_usage.h,
-   * ProbeBeneath). That skips the two thread hand-offs of a probe on the
-   * addon's threads. 0 or an errno is the answer; undefined means the
-   * usual probe must tell: a path not yet in the cache, a symlink or ".."
-   * out of the mount, any other file system.
+   * Probes on this thread when nothing in the way can block: the path's
+   * mount keeps its counts in memory (ext4, tmpfs, ...), and the kernel
+   * resolves the path from its cache without leaving that mount
+   * (native/disk_usage.h, ProbeBeneath). That skips the two thread
+   * hand-offs of a probe on the addon's threads. 0 or an errno is the
+   * answer; LEAVES_MOUNT, that the path leads off its mount; undefined,
+   * that the usual probe must tell (a path not yet in the cache, any other
+   * file system).
    */
   function probeInline(target: ProbeTarget): number | undefined {
     const mount = target.mount;
@@ -173,28 +174,15 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
   const failure = (status: number, path: string): Error => errnoError(status, SYSCALLS[f64[Slot.syscall]!] ?? 'statvfs', path);
 
   /**
-   * Marks what `target`'s timed-out probe (job `id`) holds as stuck. Where
-   * that is a path leading off a mount that cannot hang, the mount keeps
-   * serving: it gets a fresh lane, and the probes queued behind the stuck
-   * one move there (the stuck call keeps its thread until it returns).
+   * What a probe that does not answer holds up, which later probes fail
+   * fast on, and the lane it runs in: its mount; or, for a path that leads
+   * off its mount (a symlink into a dead mount), the path itself, so that
+   * the mount it lies on by name is not held up.
    */
-  function markStuck(id: number, target: ProbeTarget, started: number, timeout: number): void {
-    guard.markStuck(
-      { mountPoint: target.stuckKey, path: target.path, since: started, token: id, settled: () => !binding.pending(id) },
-      timeout,
-    );
-    if (target.stuckKey === target.mountPoint) return;
-    const old = lanes.of(target.mountPoint);
-    const fresh = lanes.retire(target.mountPoint);
-    for (const [queuedId, waiter] of [...waiting]) {
-      if (waiter.lane !== old || queuedId === id) continue;
-      binding.abandon(queuedId);  // not started: only the stuck call runs in that lane
-      waiting.delete(queuedId);
-      waiter.id = nextId();
-      waiter.lane = fresh;
-      waiting.set(waiter.id, waiter);
-      submit(waiter.target.osPath, fresh, waiter.id, waiter.recalled === undefined);
-    }
+  const probeKey = (target: ProbeTarget, inline: number | undefined): string => (inline === LEAVES_MOUNT ? target.path : target.mountPoint);
+
+  function markStuck(id: number, target: ProbeTarget, key: string, started: number, timeout: number): void {
+    guard.markStuck({ mountPoint: key, path: target.path, since: started, token: id, settled: () => !binding.pending(id) }, timeout);
   }
 
   function settle(id: number, waiter: Waiter): void {
@@ -223,8 +211,7 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
     if (status === 0 && recalled !== undefined && !sameFileSystem(recalled)) {
       // Another file system answers for the path now: ask again, with the device.
       waiter.recalled = undefined;
-      waiter.lane = lanes.of(target.mountPoint);
-      submit(target.osPath, waiter.lane, id, true);
+      submit(target.osPath, lanes.of(waiter.key), id, true);
       return;
     }
     settle(id, waiter);
@@ -256,16 +243,17 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
 
     syncWithTimeout(target, bigint, timeout) {
       const inline = probeInline(target);
-      if (inline !== undefined) {
+      if (inline !== undefined && inline !== LEAVES_MOUNT) {
         if (inline !== 0) throw failure(inline, target.path);
         return readSlots(target.path, bigint, undefined, target.mount);
       }
+      const key = probeKey(target, inline);
       const id = nextId();
       const started = performance.now();
-      const status = binding.statSyncTimeout(target.osPath, lanes.of(target.mountPoint), id, timeout, true);
+      const status = binding.statSyncTimeout(target.osPath, lanes.of(key), id, timeout, true);
       if (status === TIMED_OUT) {
-        markStuck(id, target, started, timeout);
-        throw timeoutError(target.path, target.stuckKey, timeout);
+        markStuck(id, target, key, started, timeout);
+        throw timeoutError(target.path, key, timeout, undefined, key !== target.mountPoint);
       }
       if (status !== 0) throw failure(status, target.path);
       return readSlots(target.path, bigint, undefined);
@@ -273,24 +261,24 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
 
     async(target, bigint, timeout, signal) {
       const inline = probeInline(target);
-      if (inline !== undefined) {
+      if (inline !== undefined && inline !== LEAVES_MOUNT) {
         return inline === 0 ? Promise.resolve(readSlots(target.path, bigint, undefined, target.mount)) : Promise.reject(failure(inline, target.path));
       }
       return new Promise((resolve, reject) => {
         const recalled = known.get(target.path);
         const waiter: Waiter = {
-          id: nextId(), lane: lanes.of(target.mountPoint), target, bigint, resolve, reject,
+          id: nextId(), key: probeKey(target, inline), target, bigint, resolve, reject,
           started: performance.now(), recalled, deadline: undefined, signal, onAbort: undefined,
         };
-        submit(target.osPath, waiter.lane, waiter.id, recalled === undefined);
+        submit(target.osPath, lanes.of(waiter.key), waiter.id, recalled === undefined);
         waiting.set(waiter.id, waiter);
         if (timeout === Infinity) {
           if (unbounded++ === 0) binding.ref();
         } else {
           // The deadline's timer keeps the loop alive meanwhile.
           waiter.deadline = deadlines.add(timeout, () => {
-            markStuck(waiter.id, target, waiter.started, timeout);
-            abandon(waiter.id, timeoutError(target.path, target.stuckKey, timeout));
+            markStuck(waiter.id, target, waiter.key, waiter.started, timeout);
+            abandon(waiter.id, timeoutError(target.path, waiter.key, timeout, undefined, waiter.key !== target.mountPoint));
           });
         }
         if (signal) {

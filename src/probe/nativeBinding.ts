@@ -16,7 +16,7 @@ export interface NativeBinding {
   /**
    * Probes `relative` beneath the root of mount `mountId` (at `mountPoint`) on this thread,
    * only if that cannot block: from the dentry cache alone, never leaving the mount (Linux).
-   * Returns 0, an errno, or CANNOT_PROBE_INLINE.
+   * Returns 0, an errno, CANNOT_PROBE_INLINE, or LEAVES_MOUNT.
    */
   statBeneath(mountPoint: string, mountId: number, relative: string): number;
   /** Queues a probe; the answer comes to the callback. */
@@ -56,6 +56,8 @@ export const Slot = {
 
 /** statBeneath's answer when only the usual probe can tell (native/disk_usage.h: kCannotProbeInline). */
 export const CANNOT_PROBE_INLINE = -2;
+/** statBeneath's answer when the path leads off its mount, to another one (kLeavesMount). */
+export const LEAVES_MOUNT = -3;
 
 export const Flag = { hasInodes: 1, hasDevice: 2, hasNames: 4 } as const;
 

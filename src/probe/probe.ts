@@ -1,13 +1,13 @@
 // The public probe: picks the backend, validates input, and applies the
 // dead-mount guard before any backend is asked.
 import { realpathSync } from 'node:fs';
-import { isAbsolute, parse, resolve, toNamespacedPath } from 'node:path';
+import { dirname, isAbsolute, parse, resolve, toNamespacedPath } from 'node:path';
 
 import type { AnyUsage, ProbeBackend, ProbeContext, ProbeTarget } from './backend.js';
 import { DeadMountGuard, type MountEvent } from './deadMountGuard.js';
 import { abortError, codeError, timeoutError, validatePath, validatePathLength, validateSignal, validateTimeout } from './errors.js';
 import { readMountTable } from './mountSources.js';
-import { type MountEntry, MountTableCache } from './mountTable.js';
+import { type MountEntry, type MountTable, MountTableCache } from './mountTable.js';
 import { loadNativeBinding, type NativeBinding } from './nativeBinding.js';
 import { createNativeBackend } from './nativeBackend.js';
 import type { Backend, DiskUsage, DiskUsageOptions, DiskUsageSyncOptions, ListMountsOptions, Mount } from './types.js';
@@ -76,13 +76,11 @@ export function onMountEvent(listener: (event: MountEvent) => void): () => void 
 }
 
 /**
- * The other names of `path` in this mount namespace: the same directory of
- * the same device, reached through another mount (a bind mount's source, or
- * a second mount of the file system). Linux; [] elsewhere. From the cached
- * mount table only: `path` should already be a real path.
+ * Where a real path lies in its file system (see MountTable.source): from
+ * the cached mount table only. Linux; undefined elsewhere.
  */
-export function mountAliases(path: string): string[] {
-  return tables.current().aliases(path);
+export function mountSource(path: string): ReturnType<MountTable['source']> {
+  return tables.current().source(path);
 }
 
 /** Mount points whose last probe timed out and has not returned. */
@@ -109,15 +107,24 @@ function isNormalPosix(path: string): boolean {
 function targetOf(path: string, withMount: boolean): ProbeTarget {
   const absolute = !windows && isNormalPosix(path) ? path : resolve(path);
   const osPath = windows ? toNamespacedPath(absolute) : path;
-  if (!withMount) return { osPath, path: absolute, mountPoint: '', stuckKey: '' };
+  if (!withMount) return { osPath, path: absolute, mountPoint: '' };
   const mount = tables.current().lexical(absolute);
-  const mountPoint = mount?.mountPoint ?? parse(absolute).root;
-  return { osPath, path: absolute, mountPoint, mount, stuckKey: mount?.answersFromMemory ? absolute : mountPoint };
+  return { osPath, path: absolute, mountPoint: mount?.mountPoint ?? parse(absolute).root, mount };
 }
 
+/**
+ * Throws at once for a mount known to be stuck, or for a path at or below a
+ * path that leads off its mount to a stuck one (a symlink into a dead mount:
+ * see nativeBackend's probeKey).
+ */
 function failFast(target: ProbeTarget, timeout: number): void {
-  const stuck = guard.blocking(target.stuckKey);
-  if (stuck) throw timeoutError(target.path, target.stuckKey, timeout, performance.now() - stuck.since);
+  if (guard.size === 0) return;
+  const stuck = guard.blocking(target.mountPoint);
+  if (stuck) throw timeoutError(target.path, stuck.mountPoint, timeout, performance.now() - stuck.since);
+  for (let path = target.path; path.length > target.mountPoint.length; path = dirname(path)) {
+    const below = guard.blocking(path);
+    if (below) throw timeoutError(target.path, below.mountPoint, timeout, performance.now() - below.since, true);
+  }
 }
 
 /**

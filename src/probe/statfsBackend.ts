@@ -106,10 +106,10 @@ export function createStatfsBackend(context: ProbeContext): ProbeBackend {
 
   function expire(job: Job, timeout: number): void {
     finish(job);
-    const { stuckKey, path } = job.target;
-    guard.markStuck({ mountPoint: stuckKey, path, since: job.started, token: job.id, settled: () => !pool.outstanding(job.id) }, timeout);
-    pool.timedOut(job.id, stuckKey);
-    job.reject(timeoutError(path, stuckKey, timeout));
+    const { mountPoint, path } = job.target;
+    guard.markStuck({ mountPoint, path, since: job.started, token: job.id, settled: () => !pool.outstanding(job.id) }, timeout);
+    pool.timedOut(job.id, mountPoint);
+    job.reject(timeoutError(path, mountPoint, timeout));
   }
 
   return {
@@ -153,10 +153,10 @@ export function createStatfsBackend(context: ProbeContext): ProbeBackend {
       if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ETIMEDOUT') {
         const token = -(++lastId);
         guard.markStuck(
-          { mountPoint: target.stuckKey, path: target.path, since: started, token, settled: () => !(pid > 0 && running(pid)) },
+          { mountPoint: target.mountPoint, path: target.path, since: started, token, settled: () => !(pid > 0 && running(pid)) },
           timeout,
         );
-        throw timeoutError(target.path, target.stuckKey, timeout);
+        throw timeoutError(target.path, target.mountPoint, timeout);
       }
       throw codeNameError('EIO', 'statfs', target.path);
     },
@@ -170,8 +170,7 @@ export function createStatfsBackend(context: ProbeContext): ProbeBackend {
           timer: undefined, signal, onAbort: undefined,
         };
         jobs.set(job.id, job);
-        // Routed by stuckKey: requests for what is stuck queue behind the stuck call.
-        pool.send({ id: job.id, osPath: target.osPath, mountPoint: target.stuckKey });
+        pool.send({ id: job.id, osPath: target.osPath, mountPoint: target.mountPoint });
         if (timeout !== Infinity) job.timer = setTimeout(() => expire(job, timeout), timeout);
         if (signal) {
           job.onAbort = () => {

@@ -132,6 +132,13 @@ export class McpClient {
     this.child.stdin.write(bytes);
   }
 
+  /** Raw bytes, and `done` once the pipe has taken them all (the write's callback). */
+  writeWithCallback(data: string, done: () => void): void {
+    const bytes = Buffer.from(data, 'utf8');
+    this.transcript.sent(bytes);
+    this.child.stdin.write(bytes, () => done());
+  }
+
   /** One line: an object or array as JSON, a string as it is; the newline is added. */
   send(message: object | string): void {
     this.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);

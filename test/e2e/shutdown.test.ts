@@ -66,6 +66,21 @@ describe.concurrent('the end of a session', () => {
     expect([...answered(server)].sort((a, b) => a - b)).toEqual(ids);
   });
 
+  it.skipIf(announceSkip('SIGTERM after a flood', process.platform === 'win32' ? 'SIGTERM cannot be caught on win32 (Node terminates the process)' : undefined))('SIGTERM right after a flood of 20,000 pings the server has not all read yet: answers every one it was sent', async ({ startServer }) => {
+    const server = startServer();
+    await server.initialize();
+    const count = 20_000;
+    let text = '';
+    for (let id = 1; id <= count; id++) text += `{"jsonrpc":"2.0","id":${10_000 + id},"method":"ping"}\n`;
+    // Once the write returns, the pings are in the pipe or read; input is paused
+    // while 1,024 are unanswered, so many still wait there.
+    await new Promise<void>((resolve) => server.writeWithCallback(text, resolve));
+    server.kill('SIGTERM');
+    expect(await server.exited(EXIT_LIMIT_MS * 2)).toEqual({ code: 0, signal: null });
+    const pings = server.received.map((entry) => entry.message).filter(isResponse).filter((response) => typeof response.id === 'number' && response.id > 10_000);
+    expect(pings).toHaveLength(count);
+  });
+
   it('EPIPE: when the host goes away mid-stream, exits 0 at once, with no crash text and no busy loop', async ({ startServer }) => {
     const server = startServer();
     await server.initialize();

@@ -101,7 +101,7 @@ describe.skipIf(announceSkip('RootPolicy in a temp dir', realTempSkipReason))('R
   });
 });
 
-describe('MountTable.aliases: the other names a bind mount gives a directory', () => {
+describe('MountTable.source: where a path lies in its file system', () => {
   // mountinfo lines: id parent major:minor root mountPoint options - type source superOptions
   const table = new MountTable(
     parseMountInfo(
@@ -109,20 +109,14 @@ describe('MountTable.aliases: the other names a bind mount gives a directory', (
         '1 0 8:1 / / rw - ext4 /dev/sda1 rw',
         '2 1 8:1 /etc /data/etc rw - ext4 /dev/sda1 rw',
         '3 1 0:40 / /data/tmp rw - tmpfs tmpfs rw',
-        '4 1 8:1 /srv/data /data rw - ext4 /dev/sda1 rw',
-        '5 1 8:1 / /mnt/whole rw - ext4 /dev/sda1 rw',
       ].join('\n'),
     ),
   );
 
-  it('maps a path through every other mount of its device that shows it', () => {
-    expect(table.aliases('/data/etc/passwd').sort()).toEqual(['/etc/passwd', '/mnt/whole/etc/passwd']);
-    expect(table.aliases('/data/file').sort()).toEqual(['/mnt/whole/srv/data/file', '/srv/data/file']);
-    expect(table.aliases('/etc').sort()).toEqual(['/data/etc', '/mnt/whole/etc']);
-  });
-
-  it('gives none for a file system mounted only once', () => {
-    expect(table.aliases('/data/tmp/x')).toEqual([]);
+  it('gives the mount, its device and root, and the place inside the device', () => {
+    expect(table.source('/data/etc/passwd')).toEqual({ mountPoint: '/data/etc', deviceKey: 8 * 1048576 + 1, root: '/etc', inDevice: '/etc/passwd' });
+    expect(table.source('/data/tmp')).toEqual({ mountPoint: '/data/tmp', deviceKey: 40, root: '/', inDevice: '/' });
+    expect(table.source('/srv/x')).toMatchObject({ mountPoint: '/', inDevice: '/srv/x' });
   });
 });
 
@@ -145,9 +139,14 @@ describe.skipIf(announceSkip('roots against real bind mounts', rootSkipReason))(
     mkdirSync(join(root, 'window'));
     mkdirSync(join(root, 'mirror'));
     mkdirSync(join(root, 'scratch'));
+    mkdirSync(join(root, 'whole'));
     mounts.push(bindMount(join(base, 'outside'), join(root, 'window')));
     mounts.push(bindMount(join(root, 'own'), join(root, 'mirror')));
     mounts.push(mountTmpfs('size=1m', join(root, 'scratch')));
+    // The root's whole file system, bound inside the root: it shows what lies outside too.
+    mounts.push(bindMount(base, join(root, 'whole')));
+    // A directory of the root bound outside it: still the root's to show.
+    mounts.push(bindMount(join(root, 'own'), join(base, 'exposed')));
     const policy = new RootPolicy([root]);
     const call = async (path: string) => diskUsageTool.call({ path }, toolContext(policy));
 
@@ -159,6 +158,7 @@ describe.skipIf(announceSkip('roots against real bind mounts', rootSkipReason))(
     expect((await call(join(root, 'mirror'))).isError).toBeFalsy();
     expect((await call(join(root, 'scratch'))).isError).toBeFalsy();
     expect((await call(join(root, 'own'))).isError).toBeFalsy();
+    expect(await call(join(root, 'whole', 'outside', 'secret'))).toEqual(refusalOf(join(root, 'whole', 'outside', 'secret'), root));
 
     // A root that is itself a bind mount is reached under its source's name too.
     const viaBind = join(base, 'via');
