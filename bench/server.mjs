@@ -84,18 +84,26 @@ diskprobe against the floor: throughput ≥ 0.5×, cold start ≤ 1.5×, latency
 const started = performance.now();
 const loadAtStart = os.loadavg();
 /**
- * Pins every thread of process `pid` to `cpus` (taskset's list syntax).
- * Returns false where that cannot be done (no taskset, not Linux).
+ * Pins every thread of process `pid` to `cpus` (taskset's list syntax, or
+ * with `mask`, a hex mask). Returns false where that cannot be done.
  */
-function pin(pid, cpus) {
+function pin(pid, cpus, mask = false) {
   try {
-    execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
+    execFileSync('taskset', ['-a', '-p', ...(mask ? [] : ['-c']), cpus, String(pid)], { stdio: 'ignore' });
     return true;
   } catch {
     return false;
   }
 }
-const ALL_CPUS = `0-${os.availableParallelism() - 1}`;
+/** The bench's own CPU mask as it started ("current affinity mask: 3"): what pinned processes return to. */
+function currentMask() {
+  try {
+    return execFileSync('taskset', ['-p', String(process.pid)], { encoding: 'utf8' }).trim().split(': ').pop();
+  } catch {
+    return undefined;
+  }
+}
+const START_MASK = currentMask();
 /** The last CPU: the first tends to take the machine's interrupts. */
 const PINNED_CPU = String(os.availableParallelism() - 1);
 /**
@@ -106,7 +114,7 @@ const PINNED_CPU = String(os.availableParallelism() - 1);
  * the server (all threads of both) on one CPU, for every server alike; the
  * unpinned figure is shown beside it.
  */
-const CAN_PIN = os.availableParallelism() > 1 && pin(process.pid, ALL_CPUS);
+const CAN_PIN = os.availableParallelism() > 1 && START_MASK !== undefined && pin(process.pid, START_MASK, true);
 
 const clients = new Map();
 let profileDir;
@@ -217,8 +225,8 @@ async function measureLoad() {
         entry.pinnedLatencies.push(...pinned);
         entry.pinnedRoundP50s.push(median(pinned) / 1000);
       } finally {
-        pin(client.pid, ALL_CPUS);
-        pin(process.pid, ALL_CPUS);
+        pin(client.pid, START_MASK, true);
+        pin(process.pid, START_MASK, true);
       }
     }
     if (process.stderr.isTTY) process.stderr.write(`\rround ${round + 1}/${rounds}`);
