@@ -71,7 +71,8 @@ int ProbePath(const char* path, bool with_device, DiskStats* out, Syscall* sysca
 // the caller probes the usual way, on the addon's threads.
 constexpr int kCannotProbeInline = -2;
 // ProbeBeneath's answer when the path leads off its mount (a symlink or ".."
-// to another mount): the probe belongs to wherever it leads.
+// to another mount), or may (a symlink it could not follow without leaving
+// the lock-free walk): the probe belongs to wherever it leads.
 constexpr int kLeavesMount = -3;
 
 // Opens the root of the mount with id `mount_id` (the first field of

@@ -37,6 +37,7 @@ struct OpenHow {
 };
 constexpr uint64_t kResolveNoXdev = 0x01;
 constexpr uint64_t kResolveNoMagiclinks = 0x02;
+constexpr uint64_t kResolveNoSymlinks = 0x04;
 constexpr uint64_t kResolveCached = 0x20;
 }  // namespace
 #endif
@@ -118,8 +119,27 @@ int ProbeBeneath(int root_fd, const char* relative, DiskStats* out, Syscall* sys
   out->fs_type[0] = '\0';
   // The mount point itself: its root is open already.
   const bool at_root = relative[0] == '\0';
-  int fd = at_root ? root_fd
-                   : OpenAt2(root_fd, relative, O_PATH | O_CLOEXEC, kResolveNoXdev | kResolveCached | kResolveNoMagiclinks);
+  int fd = root_fd;
+  if (!at_root) {
+    // RESOLVE_CACHED also fails (EAGAIN) when a mount or rename elsewhere
+    // disturbed the lock-free walk; a second try then usually succeeds.
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      fd = OpenAt2(root_fd, relative, O_PATH | O_CLOEXEC, kResolveNoXdev | kResolveCached | kResolveNoMagiclinks);
+      if (fd >= 0 || errno != EAGAIN) break;
+    }
+    // Following a symlink whose atime is due an update (relatime: once a day)
+    // leaves the lock-free walk too, so an uncached walk cannot tell whether
+    // the path leads off the mount. Without following any symlink: ELOOP says
+    // there is one on the way, which may lead anywhere, so the path is taken
+    // as its own (see kLeavesMount).
+    if (fd < 0 && errno == EAGAIN) {
+      const int plain = OpenAt2(root_fd, relative, O_PATH | O_CLOEXEC, kResolveNoXdev | kResolveCached | kResolveNoSymlinks);
+      const int error = errno;
+      if (plain >= 0) close(plain);
+      if (plain < 0 && error == ELOOP) return kLeavesMount;
+      errno = EAGAIN;
+    }
+  }
   if (fd < 0) {
     const int error = errno;
     // EXDEV: leads to another mount. EAGAIN: not all in the cache; ELOOP: a

@@ -165,11 +165,20 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
   function probeInline(target: ProbeTarget): number | undefined {
     const mount = target.mount;
     if (!inlineProbes || mount === undefined || !mount.answersFromMemory || target.osPath !== target.path) return undefined;
+    // A path seen to lead off its mount (a symlink to another one) goes
+    // straight to its own lane: asking again would cost the attempt each time.
+    if (offMount.get(target.path) === mount) return LEAVES_MOUNT;
     const { mountPoint } = mount;
     const relative = target.path.length <= mountPoint.length ? '' : target.path.slice(mountPoint.length === 1 ? 1 : mountPoint.length + 1);
     const status = binding.statBeneath(mountPoint, mount.mountId, relative);
+    if (status === LEAVES_MOUNT) {
+      if (offMount.size >= KNOWN_LIMIT) offMount.clear();
+      offMount.set(target.path, mount);
+    }
     return status === CANNOT_PROBE_INLINE ? undefined : status;
   }
+  /** Paths that led off their mount, with the table entry of that mount: a re-read table (new entries) asks again. */
+  const offMount = new Map<string, MountEntry>();
 
   const failure = (status: number, path: string): Error => errnoError(status, SYSCALLS[f64[Slot.syscall]!] ?? 'statvfs', path);
 
