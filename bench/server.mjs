@@ -104,8 +104,8 @@ function currentMask() {
   }
 }
 const START_MASK = currentMask();
-/** The last CPU: the first tends to take the machine's interrupts. */
-const PINNED_CPU = String(os.availableParallelism() - 1);
+/** The highest CPU of the starting mask: the first tends to take the machine's interrupts. */
+const PINNED_CPU = START_MASK === undefined ? '0' : String(31 - Math.clz32(parseInt(START_MASK.slice(-8), 16) || 1));
 /**
  * One at a time, a round trip on this kind of VM takes one of two speeds,
  * set by where the scheduler happens to put client and server (the same CPU,
@@ -218,8 +218,7 @@ async function measureLoad() {
       entry.latencies.push(...batch);
       entry.roundP50s.push(median(batch) / 1000);
       if (!CAN_PIN) continue;
-      pin(process.pid, PINNED_CPU);
-      pin(client.pid, PINNED_CPU);
+      if (!pin(process.pid, PINNED_CPU) || !pin(client.pid, PINNED_CPU)) throw new Error(`could not pin the bench and ${server.key} to CPU ${PINNED_CPU} (taskset)`);
       try {
         const pinned = await client.latencies(latencyPerRound);
         entry.pinnedLatencies.push(...pinned);

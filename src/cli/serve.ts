@@ -52,6 +52,8 @@ function debugEventLoop(): (() => void) | undefined {
  * once. Undefined for anything else (a TTY or a file could block or be long).
  */
 function pipeReader(fd: number): (() => Buffer | undefined) | undefined {
+  // On Windows a pipe read blocks, and would race libuv's own reader thread.
+  if (process.platform === 'win32') return undefined;
   try {
     const stat = fstatSync(fd);
     if (!stat.isFIFO() && !stat.isSocket()) return undefined;

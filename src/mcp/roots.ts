@@ -8,16 +8,16 @@
 // A real path that is not valid UTF-8 is refused: as a string it would hold
 // U+FFFD, which could equal the name of a root.
 //
-// realpath does not see through bind mounts, so a path on a mount that lies
-// inside a root is also judged by what is mounted there (mountSource): a
-// bind mount of a directory from outside every root is refused like a
-// symlink out of it; a whole other file system mounted inside a root is the
-// root's to show.
+// realpath does not see through bind mounts. A path on a mount that holds a
+// root is the root's own. On a mount inside a root it must show a directory
+// from inside a root of the same device, or one whose every other name (the
+// source of a bind mount, another mount of the device) lies under a root: a
+// bind mount of an outside directory is refused like a symlink out of it.
 import { realpathSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 import { displayPath } from '../format/displayPath.js';
-import { mountSource } from '../probe/probe.js';
+import { mountAliases, mountSource } from '../probe/probe.js';
 
 /** Errors that say the path itself is unusable (NUL byte, lone surrogate, too long): judged by name, without touching the file system. */
 const INVALID_PATH = new Set(['ERR_INVALID_ARG_VALUE', 'ERR_INVALID_ARG_TYPE', 'ENAMETOOLONG']);
@@ -69,11 +69,11 @@ export class RootPolicy {
 
   /**
    * Throws with a message naming the root when one does not exist.
-   * `source` tells where a real path lies in its file system (tests replace it).
+   * `mounts` tells where a real path lies and its other names (tests replace it).
    */
   constructor(
     roots: readonly string[],
-    private readonly source: typeof mountSource = mountSource,
+    private readonly mounts: { source: typeof mountSource; aliases: typeof mountAliases } = { source: mountSource, aliases: mountAliases },
   ) {
     this.roots = roots.map((root) => {
       try {
@@ -94,15 +94,22 @@ export class RootPolicy {
     if (!this.restricted) return true;
     const real = realLocation(path);
     if (real === undefined || !this.roots.some((root) => within(real, root))) return false;
-    const source = this.source(real);
+    const source = this.mounts.source(real);
     // No mount table (not Linux), or the path's mount holds a root: the root's own content.
     if (source === undefined || this.roots.some((root) => within(real, root) && within(root, source.mountPoint))) return true;
-    // A mount inside a root. What is mounted there must come from inside a
-    // root of the same file system, or be a whole other file system.
-    const rootSources = this.roots.map((root) => this.source(root));
-    const sameDevice = rootSources.filter((rootSource) => rootSource?.deviceKey === source.deviceKey);
-    if (sameDevice.some((rootSource) => within(source.inDevice, rootSource!.inDevice))) return true;
-    return source.root === '/' && sameDevice.length === 0;
+    // A mount inside a root. It shows the root's own content if that
+    // directory lies inside a root on the same device (a bind of a
+    // directory of the root)...
+    for (const root of this.roots) {
+      const rootSource = this.mounts.source(root);
+      if (rootSource?.deviceKey === source.deviceKey && within(source.inDevice, rootSource.inDevice)) return true;
+    }
+    // ...or if every other name its directory has lies under a root, or under
+    // another name of one (a root that is a bind mount); none at all when the
+    // device is mounted nowhere else (a file system of its own, a volume).
+    const aliases = this.mounts.aliases(real);
+    const rootNames = this.roots.flatMap((root) => [root, ...this.mounts.aliases(root)]);
+    return aliases.every((alias) => rootNames.some((root) => within(alias, root)));
   }
 
   /**

@@ -37,14 +37,10 @@ export interface ProbeBackend {
 export class LaneIds {
   private readonly ids = new Map<string, number>();
   private last = 0;
-  /** The lane for `key`: a mount point, or a path that leads off its mount. */
+  /** The lane for `key` (a mount point, or a lane of its). */
   of(key: string): number {
     let id = this.ids.get(key);
-    if (id === undefined) {
-      // Paths can be many: forget them all now and then (ids are never reused).
-      if (this.ids.size >= 4096) this.ids.clear();
-      this.ids.set(key, (id = ++this.last));
-    }
+    if (id === undefined) this.ids.set(key, (id = ++this.last));
     return id;
   }
 }

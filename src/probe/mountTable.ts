@@ -93,6 +93,12 @@ export function parseMountInfo(text: string): MountEntry[] {
   return entries;
 }
 
+/** Where `path`, under `mount` by name, lies inside the mounted device: the mount's root plus the rest. */
+function inDevice(mount: MountEntry, path: string): string {
+  const rest = path.slice(mount.mountPoint.length).replace(/^\/+/, '');
+  return rest === '' ? mount.root : `${mount.root.replace(/\/$/, '')}/${rest}`;
+}
+
 /** Whether `path` is `dir` or lies under it. */
 function isWithin(path: string, dir: string, separator: string, fold: boolean): boolean {
   if (fold) {
@@ -176,9 +182,28 @@ export class MountTable {
   source(path: string): { mountPoint: string; deviceKey: number; root: string; inDevice: string } | undefined {
     const mount = this.lexical(path);
     if (mount === undefined || Number.isNaN(mount.deviceKey)) return undefined;
-    const rest = path.slice(mount.mountPoint.length).replace(/^\/+/, '');
-    const inDevice = rest === '' ? mount.root : `${mount.root.replace(/\/$/, '')}/${rest}`;
-    return { mountPoint: mount.mountPoint, deviceKey: mount.deviceKey, root: mount.root, inDevice };
+    return { mountPoint: mount.mountPoint, deviceKey: mount.deviceKey, root: mount.root, inDevice: inDevice(mount, path) };
+  }
+
+  /**
+   * The other names of `path`: where the same directory of the same device
+   * is also reached through another mount of that device (the source of a
+   * bind mount, or a second mount of the file system). Linux only; from the
+   * table alone.
+   */
+  aliases(path: string): string[] {
+    const mount = this.lexical(path);
+    if (mount === undefined || Number.isNaN(mount.deviceKey)) return [];
+    const others = this.byDevice.get(mount.deviceKey)!;
+    if (others.length === 1) return [];
+    const where = inDevice(mount, path);
+    const names: string[] = [];
+    for (const other of others) {
+      if (other === mount || !isWithin(where, other.root, '/', false)) continue;
+      const below = where.slice(other.root.length).replace(/^\/+/, '');
+      names.push(below === '' ? other.mountPoint : `${other.mountPoint.replace(/\/$/, '')}/${below}`);
+    }
+    return names;
   }
 
   has(key: number): boolean {

@@ -32,6 +32,8 @@ interface KnownMount {
 }
 
 const KNOWN_LIMIT = 1024;
+/** Lanes per mount for paths that lead off it (see laneOf). */
+const OFF_MOUNT_LANES = 4;
 
 interface Waiter {
   readonly id: number;
@@ -190,6 +192,19 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
    */
   const probeKey = (target: ProbeTarget, inline: number | undefined): string => (inline === LEAVES_MOUNT ? target.path : target.mountPoint);
 
+  /**
+   * The lane for a probe: its mount's, or for a path that leads off its
+   * mount, one of OFF_MOUNT_LANES lanes of that mount chosen by the path, so
+   * that such paths neither wait behind the mount's lane nor take a thread
+   * each (a thread per lane at most).
+   */
+  function laneOf(target: ProbeTarget, key: string): number {
+    if (key === target.mountPoint) return lanes.of(key);
+    let hash = 0;
+    for (let i = 0; i < key.length; i++) hash = (hash * 31 + key.charCodeAt(i)) | 0;
+    return lanes.of(`${target.mountPoint}\0${(hash >>> 0) % OFF_MOUNT_LANES}`);
+  }
+
   function markStuck(id: number, target: ProbeTarget, key: string, started: number, timeout: number): void {
     guard.markStuck({ mountPoint: key, path: target.path, since: started, token: id, settled: () => !binding.pending(id) }, timeout);
   }
@@ -220,7 +235,7 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
     if (status === 0 && recalled !== undefined && !sameFileSystem(recalled)) {
       // Another file system answers for the path now: ask again, with the device.
       waiter.recalled = undefined;
-      submit(target.osPath, lanes.of(waiter.key), id, true);
+      submit(target.osPath, laneOf(target, waiter.key), id, true);
       return;
     }
     settle(id, waiter);
@@ -259,7 +274,7 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
       const key = probeKey(target, inline);
       const id = nextId();
       const started = performance.now();
-      const status = binding.statSyncTimeout(target.osPath, lanes.of(key), id, timeout, true);
+      const status = binding.statSyncTimeout(target.osPath, laneOf(target, key), id, timeout, true);
       if (status === TIMED_OUT) {
         markStuck(id, target, key, started, timeout);
         throw timeoutError(target.path, key, timeout, undefined, key !== target.mountPoint);
@@ -279,7 +294,7 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
           id: nextId(), key: probeKey(target, inline), target, bigint, resolve, reject,
           started: performance.now(), recalled, deadline: undefined, signal, onAbort: undefined,
         };
-        submit(target.osPath, lanes.of(waiter.key), waiter.id, recalled === undefined);
+        submit(target.osPath, laneOf(target, waiter.key), waiter.id, recalled === undefined);
         waiting.set(waiter.id, waiter);
         if (timeout === Infinity) {
           if (unbounded++ === 0) binding.ref();

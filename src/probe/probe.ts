@@ -83,6 +83,11 @@ export function mountSource(path: string): ReturnType<MountTable['source']> {
   return tables.current().source(path);
 }
 
+/** The other names of a real path through other mounts of its device (see MountTable.aliases). */
+export function mountAliases(path: string): string[] {
+  return tables.current().aliases(path);
+}
+
 /** Mount points whose last probe timed out and has not returned. */
 export function stuckMounts(): string[] {
   return guard.stuckMounts();

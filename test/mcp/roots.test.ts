@@ -118,6 +118,12 @@ describe('MountTable.source: where a path lies in its file system', () => {
     expect(table.source('/data/tmp')).toEqual({ mountPoint: '/data/tmp', deviceKey: 40, root: '/', inDevice: '/' });
     expect(table.source('/srv/x')).toMatchObject({ mountPoint: '/', inDevice: '/srv/x' });
   });
+
+  it('gives the other names a bind mount gives a directory', () => {
+    expect(table.aliases('/data/etc/passwd')).toEqual(['/etc/passwd']);
+    expect(table.aliases('/etc')).toEqual(['/data/etc']);
+    expect(table.aliases('/data/tmp/x')).toEqual([]);
+  });
 });
 
 describe.skipIf(announceSkip('roots against real bind mounts', rootSkipReason))('RootPolicy with real bind mounts', () => {
