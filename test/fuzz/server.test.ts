@@ -155,6 +155,16 @@ function readStdout(stdout: Buffer, batches: boolean): Said {
   return said;
 }
 
+/** What the server owes for the handshake and the flood it was sent (written: [initialize, initialized, flood]). */
+function owedFor(written: readonly Buffer[], batches: boolean): Owed {
+  const owed = new Owed();
+  // The handshake arrives before initialize is answered: no batches there in any version.
+  for (const line of modelFrames(written[0]!, CAP)) owed.frame(line, false);
+  for (const line of modelFrames(written[1]!, CAP)) owed.frame(line, false);
+  for (const line of modelFrames(written[2]!, CAP)) owed.frame(line, batches);
+  return owed;
+}
+
 describe('the server process under fuzzing', () => {
   it.each(PROTOCOL_VERSIONS.map((version, index) => [version, index] as const))(
     'survives fuzzing under %s and answers as the model says',
@@ -173,11 +183,7 @@ describe('the server process under fuzzing', () => {
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
 
       const batches = version === '2025-03-26';
-      const owed = new Owed();
-      // The handshake arrives before initialize is answered: no batches there in any version.
-      for (const line of modelFrames(written[0]!, CAP)) owed.frame(line, false);
-      for (const line of modelFrames(written[1]!, CAP)) owed.frame(line, false);
-      for (const line of modelFrames(written[2]!, CAP)) owed.frame(line, batches);
+      const owed = owedFor(written, batches);
       const said = readStdout(run.stdout, batches);
 
       const requests = [...owed.byId.values()].reduce((sum, n) => sum + n, 0);
@@ -205,12 +211,9 @@ describe('the server process under fuzzing', () => {
     const { run, written } = await runServer(version, input, sizes, after);
 
     const batches = version === '2025-03-26';
-    const owed = new Owed();
-    for (const line of modelFrames(written[0]!, CAP)) owed.frame(line, false);
-    for (const line of modelFrames(written[1]!, CAP)) owed.frame(line, false);
-    for (const line of modelFrames(written[2]!, CAP)) owed.frame(line, batches);
+    const owed = owedFor(written, batches);
     const said = readStdout(run.stdout, batches);
-    // Bytes still in the pipe at SIGTERM are never read, so fewer answers are fine; more, or twice, are not.
+    // What the client sends after SIGTERM is never read, so fewer answers are fine; more, or twice, are not.
     const problems = [...said.problems];
     for (const [key, got] of said.byId) {
       if (got > (owed.byId.get(key) ?? 0)) problems.push(`id ${key}: ${owed.byId.get(key) ?? 0} answer(s) owed at most, ${got} sent`);
