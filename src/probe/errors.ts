@@ -143,6 +143,18 @@ export function validateSignal(signal: unknown): asserts signal is CancelSignal 
   }
 }
 
+/**
+ * The options object of a public function: undefined or null mean none, as
+ * for most of fs; anything else that is not an object is a TypeError.
+ */
+export function validateOptions<T extends object>(options: T | null | undefined): T | undefined {
+  if (options === undefined || options === null) return undefined;
+  if (typeof options !== 'object') {
+    throw codeError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "options" argument must be of type object. Received ${typeof options}`);
+  }
+  return options;
+}
+
 export function codeError<E extends Error>(Kind: new (message: string) => E, code: string, message: string): E & { code: string } {
   const error = new Kind(message) as E & { code: string };
   error.code = code;

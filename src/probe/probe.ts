@@ -5,7 +5,7 @@ import { dirname, isAbsolute, parse, resolve, toNamespacedPath } from 'node:path
 
 import type { AnyUsage, ProbeBackend, ProbeContext, ProbeTarget } from './backend.js';
 import { DeadMountGuard, type MountEvent } from './deadMountGuard.js';
-import { abortError, codeError, timeoutError, validatePath, validatePathLength, validateSignal, validateTimeout } from './errors.js';
+import { abortError, codeError, codeNameError, timeoutError, validateOptions, validatePath, validatePathLength, validateSignal, validateTimeout } from './errors.js';
 import { readMountTable } from './mountSources.js';
 import { type MountEntry, type MountTable, MountTableCache } from './mountTable.js';
 import { loadNativeBinding, type NativeBinding } from './nativeBinding.js';
@@ -96,22 +96,43 @@ export function stuckMounts(): string[] {
 const windows = process.platform === 'win32';
 
 /**
- * Whether resolve() would return `path` unchanged: absolute, with no "//",
- * no "/." (which also sends "/.hidden" the slow way, harmlessly) and no
- * trailing slash. A cheap test, because resolve() costs more than a probe.
+ * What makes a POSIX path need more than a glance: a NUL or a surrogate
+ * (refused, or checked for a lone one), "//" or "/." (which also sends
+ * "/.hidden" the slow way, harmlessly), or a trailing slash, where resolve()
+ * would change it. One scan, because validating and resolving each path
+ * the long way costs a tenth of a probe.
  */
-function isNormalPosix(path: string): boolean {
-  return (
-    path.charCodeAt(0) === 47 &&
-    (path.length === 1 || path.charCodeAt(path.length - 1) !== 47) &&
-    path.indexOf('//') === -1 &&
-    path.indexOf('/.') === -1
-  );
+const NEEDS_A_LOOK = /[\0\uD800-\uDFFF]|\/[/.]|.\/$/;
+
+/** Whether `path` is a valid absolute POSIX path that resolve() would return unchanged. */
+function isPlainPosix(path: unknown): boolean {
+  return !windows && typeof path === 'string' && path.charCodeAt(0) === 47 && !NEEDS_A_LOOK.test(path);
 }
 
-function targetOf(path: string, withMount: boolean): ProbeTarget {
-  const absolute = !windows && isNormalPosix(path) ? path : resolve(path);
-  const osPath = windows ? toNamespacedPath(absolute) : path;
+/**
+ * Validates `path` (see validatePath) and returns it absolute and normal, as
+ * resolve() would. A relative path is resolved here, against the working
+ * directory of the call: the probe runs later, and elsewhere (a thread of
+ * the addon, a helper process with a working directory of its own).
+ */
+function absolutePath(path: string): string {
+  if (isPlainPosix(path)) {
+    validatePathLength(path, SYSCALL);
+    return path;
+  }
+  validatePath(path);
+  validatePathLength(path, SYSCALL);
+  // fs refuses "" (ENOENT) rather than reading it as the working directory.
+  if (path === '') throw codeNameError('ENOENT', SYSCALL, path);
+  const absolute = resolve(path);
+  // A short relative path in a deep directory can be too long once resolved.
+  if (absolute.length > path.length) validatePathLength(absolute, SYSCALL);
+  return absolute;
+}
+
+/** What a backend probes for a validated `absolute` path. */
+function targetOf(absolute: string, withMount: boolean): ProbeTarget {
+  const osPath = windows ? toNamespacedPath(absolute) : absolute;
   if (!withMount) return { osPath, path: absolute, mountPoint: '' };
   const mount = tables.current().lexical(absolute);
   return { osPath, path: absolute, mountPoint: mount?.mountPoint ?? parse(absolute).root, mount };
@@ -139,16 +160,16 @@ function failFast(target: ProbeTarget, timeout: number): void {
  * an earlier probe of the same mount is still stuck.
  */
 export function diskUsage(path: string, options: DiskUsageOptions & { bigint: true }): Promise<DiskUsage<bigint>>;
-export function diskUsage(path: string, options?: DiskUsageOptions & { bigint?: false }): Promise<DiskUsage<number>>;
-export function diskUsage(path: string, options?: DiskUsageOptions): Promise<DiskUsage<number> | DiskUsage<bigint>>;
-export function diskUsage(path: string, options: DiskUsageOptions = {}): Promise<AnyUsage> {
+export function diskUsage(path: string, options?: (DiskUsageOptions & { bigint?: false }) | null): Promise<DiskUsage<number>>;
+export function diskUsage(path: string, options?: DiskUsageOptions | null): Promise<DiskUsage<number> | DiskUsage<bigint>>;
+export function diskUsage(path: string, options?: DiskUsageOptions | null): Promise<AnyUsage> {
   try {
-    validatePath(path);
-    validatePathLength(path, SYSCALL);
+    const absolute = absolutePath(path);
+    options = validateOptions(options) ?? {};
     validateSignal(options.signal);
     const timeout = validateTimeout(options.timeout) ?? DEFAULT_TIMEOUT_MS;
     if (options.signal?.aborted) return Promise.reject(abortError(options.signal));
-    const target = targetOf(path, true);
+    const target = targetOf(absolute, true);
     failFast(target, timeout);
     return impl.async(target, options.bigint === true, timeout, options.signal);
   } catch (error) {
@@ -163,15 +184,15 @@ export function diskUsage(path: string, options: DiskUsageOptions = {}): Promise
  * on a mount already known to be stuck.
  */
 export function diskUsageSync(path: string, options: DiskUsageSyncOptions & { bigint: true }): DiskUsage<bigint>;
-export function diskUsageSync(path: string, options?: DiskUsageSyncOptions & { bigint?: false }): DiskUsage<number>;
-export function diskUsageSync(path: string, options?: DiskUsageSyncOptions): DiskUsage<number> | DiskUsage<bigint>;
-export function diskUsageSync(path: string, options?: DiskUsageSyncOptions): AnyUsage {
-  validatePath(path);
-  validatePathLength(path, SYSCALL);
+export function diskUsageSync(path: string, options?: (DiskUsageSyncOptions & { bigint?: false }) | null): DiskUsage<number>;
+export function diskUsageSync(path: string, options?: DiskUsageSyncOptions | null): DiskUsage<number> | DiskUsage<bigint>;
+export function diskUsageSync(path: string, options?: DiskUsageSyncOptions | null): AnyUsage {
+  const absolute = absolutePath(path);
+  options = validateOptions(options);
   const bigint = options?.bigint === true;
   const timeout = options === undefined ? undefined : validateTimeout(options.timeout);
   const bounded = timeout !== undefined && timeout !== Infinity;
-  const target = targetOf(path, bounded || guard.size > 0);
+  const target = targetOf(absolute, bounded || guard.size > 0);
   if (guard.size > 0) failFast(target, timeout ?? DEFAULT_TIMEOUT_MS);
   return bounded ? impl.syncWithTimeout(target, bigint, timeout) : impl.sync(target, bigint);
 }
@@ -186,7 +207,8 @@ function publicMount(entry: MountEntry): Mount {
  * within `timeout`; one that does not answer is listed all the same).
  * With `all`, every mount in the table, as `df -a` lists them.
  */
-export async function listMounts(options: ListMountsOptions = {}): Promise<Mount[]> {
+export async function listMounts(options?: ListMountsOptions | null): Promise<Mount[]> {
+  options = validateOptions(options) ?? {};
   validateSignal(options.signal);
   const timeout = validateTimeout(options.timeout) ?? DEFAULT_TIMEOUT_MS;
   const table = tables.fresh();

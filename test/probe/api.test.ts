@@ -74,6 +74,28 @@ describe.skipIf(announceSkip(`the API contract (${expected})`, posixPathsSkipRea
     expect(diskUsageSync('.').path).toBe(process.cwd());
   });
 
+  it('resolves a relative path against the directory current at the call, even when it changes before the probe runs', async () => {
+    const start = process.cwd();
+    try {
+      process.chdir(dir);
+      // Asked for in `dir`; the probe runs later, on a thread or in a helper process.
+      const pending = [diskUsage('file'), diskUsage('.'), diskUsage('file', { bigint: true })];
+      process.chdir(start);
+      const [file, here, big] = await Promise.all(pending);
+      expect(file.path).toBe(join(dir, 'file'));
+      expect(here.path).toBe(dir);
+      expect(big.path).toBe(join(dir, 'file'));
+      expect(file.mountPoint).toBe(diskUsageSync(dir).mountPoint);
+    } finally {
+      process.chdir(start);
+    }
+  });
+
+  it('refuses an empty path with ENOENT naming it, as fs does, instead of probing the current directory', async () => {
+    expect(() => diskUsageSync('')).toThrow(expect.objectContaining({ code: 'ENOENT', path: '' }));
+    await expect(diskUsage('')).rejects.toMatchObject({ code: 'ENOENT', path: '' });
+  });
+
   it('throws a TypeError for a path that is not a string', async () => {
     for (const bad of [undefined, null, 42, {}, Buffer.from('/')]) {
       expect(() => diskUsageSync(bad as never)).toThrow(TypeError);
@@ -114,6 +136,15 @@ describe.skipIf(announceSkip(`the API contract (${expected})`, posixPathsSkipRea
       await expect(diskUsage('/', { timeout })).rejects.toMatchObject({ code: 'ERR_OUT_OF_RANGE' });
     }
     await expect(diskUsage('/', { signal: {} as never })).rejects.toMatchObject({ code: 'ERR_INVALID_ARG_TYPE' });
+    for (const options of [5, 'bigint', true]) {
+      expect(() => diskUsageSync('/', options as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARG_TYPE', name: 'TypeError' }));
+      await expect(diskUsage('/', options as never)).rejects.toMatchObject({ code: 'ERR_INVALID_ARG_TYPE' });
+    }
+  });
+
+  it('takes null options as none', async () => {
+    expect(diskUsageSync('/', null).mountPoint).toBe('/');
+    expect((await diskUsage('/', null)).mountPoint).toBe('/');
   });
 
   it.each([
