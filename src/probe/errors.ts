@@ -71,6 +71,19 @@ export function timeoutError(path: string, stuck: string, timeout: number, stuck
   return error;
 }
 
+/**
+ * ETIMEDOUT for a fallback probe whose helper process had not started when
+ * the time ran out: the probe never began, so no mount is to blame.
+ */
+export function helperStartError(path: string, timeout: number): ProbeError {
+  const message =
+    `ETIMEDOUT: the fs.statfs fallback's helper process did not start within ${timeout} ms, statfs '${path}'; ` +
+    'allow more time (a helper takes about 50 ms to start), or install diskprobe with its native addon';
+  const error = fsError('ETIMEDOUT', describe('ETIMEDOUT').errno, message, 'statfs', path);
+  error.timeout = timeout;
+  return error;
+}
+
 /** What fs.promises rejects with when its signal aborts. */
 export function abortError(signal: { readonly reason?: unknown }): Error {
   const error = new Error('The operation was aborted', { cause: signal.reason }) as Error & { code: string };

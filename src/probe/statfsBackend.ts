@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, statfsSync, statSync } from 'node:fs';
 
 import type { AnyUsage, ProbeBackend, ProbeContext, ProbeTarget } from './backend.js';
-import { abortError, codeNameError, timeoutError } from './errors.js';
+import { abortError, codeNameError, helperStartError, timeoutError } from './errors.js';
 import { deviceKey } from './mountTable.js';
 import { usedPercentBig } from './percent.js';
 import { helperPath, HelperPool } from './statfsHelperPool.js';
@@ -68,6 +68,9 @@ function running(pid: number): boolean {
   }
 }
 
+/** How long past its timeout a probe waits for its helper process to start. */
+const HELPER_START_MS = 10_000;
+
 interface Job {
   readonly id: number;
   readonly target: ProbeTarget;
@@ -104,8 +107,23 @@ export function createStatfsBackend(context: ProbeContext): ProbeBackend {
     if (job.onAbort) job.signal!.removeEventListener('abort', job.onAbort);
   }
 
+  /**
+   * The job's time is up, unless part of it went to starting a helper
+   * process: a mount is given its whole `timeout` in a started helper's hands
+   * (and a helper up to HELPER_START_MS beyond it to start).
+   */
   function expire(job: Job, timeout: number): void {
+    const waited = pool.waited(job.id);
+    const starting = waited === undefined && pool.outstanding(job.id);
+    if (starting ? performance.now() - job.started < timeout + HELPER_START_MS : waited !== undefined && waited < timeout) {
+      job.timer = setTimeout(() => expire(job, timeout), starting ? Math.min(timeout, HELPER_START_MS) : timeout - waited!);
+      return;
+    }
     finish(job);
+    if (starting) {
+      job.reject(helperStartError(job.target.path, timeout));
+      return;
+    }
     const { mountPoint, path } = job.target;
     guard.markStuck({ mountPoint, path, since: job.started, token: job.id, settled: () => !pool.outstanding(job.id) }, timeout);
     pool.timedOut(job.id, mountPoint);
@@ -142,15 +160,24 @@ export function createStatfsBackend(context: ProbeContext): ProbeBackend {
             stdio: ['ignore', 'pipe', 'ignore'],
           })
         : spawnSync(process.execPath, [helperPath, '--once', target.osPath], { timeout, encoding: 'utf8', windowsHide: true, stdio: ['ignore', 'pipe', 'ignore'] });
-      const lines = (result.stdout ?? '').split('\n');
-      const answer = posix ? lines[1] : lines[0];
+      // Lines: the helper's pid (from sh), [-1] once the helper started, its answer.
+      let pid = 0, helperStarted = false, answer: unknown[] | undefined;
+      for (const line of (result.stdout ?? '').split('\n')) {
+        if (/^\d+$/.test(line)) pid = Number(line);
+        else if (line.startsWith('[') && line.endsWith(']')) {  // not a line the kill cut short
+          const fields = JSON.parse(line) as unknown[];
+          if (fields[0] === -1) helperStarted = true;
+          else answer = fields;
+        }
+      }
       if (answer) {
-        const counts = parseAnswer(JSON.parse(answer) as unknown[], target.path);
+        const counts = parseAnswer(answer, target.path);
         if (counts instanceof Error) throw counts;
         return toUsage(counts, target.path, bigint, context);
       }
-      const pid = Number(lines[0]);
       if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ETIMEDOUT') {
+        // Out of time before the probe began: the helper's start-up, not the mount.
+        if (!helperStarted) throw helperStartError(target.path, timeout);
         const token = -(++lastId);
         guard.markStuck(
           { mountPoint: target.mountPoint, path: target.path, since: started, token, settled: () => !(pid > 0 && running(pid)) },

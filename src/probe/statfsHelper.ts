@@ -5,12 +5,13 @@
 // stdout, one JSON array per line: [id, 0, bsize, blocks, bfree, bavail,
 // files, ffree, dev] or [id, code, syscall]. Counts are decimal strings.
 //
-// `node statfsHelper.js --once <path>` answers for one path and exits.
+// `node statfsHelper.js --once <path>` writes [-1] once started, answers for
+// one path and exits.
 //
 // Its stdout is a pipe private to the parent (statfsHelperPool.ts, or
 // spawnSync in statfsBackend.ts), never an MCP host's: the helper acts only
 // when it is the process's main module, so importing it writes nothing.
-import { statfsSync, statSync } from 'node:fs';
+import { statfsSync, statSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -37,6 +38,10 @@ if (isMain()) {
   process.stdout.on('error', () => process.exit(0));
 
   if (process.argv[2] === '--once') {
+    // Started, written before the probe and synchronously (a pipe is
+    // asynchronous on macOS): a parent that times out can tell a stuck probe
+    // from a helper that had not yet started.
+    writeSync(1, '[-1]\n');
     process.stdout.write(answer(0, process.argv[3] ?? ''));
   } else {
     // Started: the parent times calls from here, not from the spawn.

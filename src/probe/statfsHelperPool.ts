@@ -61,6 +61,12 @@ class Helper {
     this.arm();
   }
 
+  /** How long a started helper has had request `id`; undefined until it has started. */
+  waited(id: number): number | undefined {
+    const entry = this.outstanding.get(id);
+    return this.ready && entry !== undefined ? performance.now() - entry.sentAt : undefined;
+  }
+
   answered(id: number): boolean {
     const had = this.outstanding.delete(id);
     if (had && this.outstanding.size === 0) {
@@ -131,6 +137,16 @@ export class HelperPool {
     if (this.current?.outstanding.has(id)) return true;
     for (const helper of this.suspects) if (helper.outstanding.has(id)) return true;
     return false;
+  }
+
+  /**
+   * How long request `id` has been in the hands of a started helper: a
+   * helper's start-up (about 40 ms) is not the mount's time to answer.
+   * Undefined while its helper is starting.
+   */
+  waited(id: number): number | undefined {
+    const helper = this.current?.outstanding.has(id) ? this.current : [...this.suspects].find((suspect) => suspect.outstanding.has(id));
+    return helper?.waited(id);
   }
 
   /** Request `id` timed out: its helper is stuck, whatever its watch says. */

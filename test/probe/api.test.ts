@@ -197,6 +197,29 @@ describe.skipIf(announceSkip(`the API contract (${expected})`, posixPathsSkipRea
     expect(result.stdout.trim()).toBe('EACCES EACCES');
   });
 
+  it('does not blame a healthy mount for a timeout shorter than a helper process takes to start', () => {
+    // A fresh process: the fallback has no helper running yet, and starting one takes ~50 ms.
+    const script = `import('${join(projectRoot, 'dist/index.js')}').then(async (m) => {
+      const out = {};
+      try { m.diskUsageSync(process.argv[1], { timeout: 3 }); out.sync = 'answered' } catch (e) { out.sync = e.message }
+      const settled = await Promise.allSettled([m.diskUsage('/', { timeout: 3 }), m.diskUsage(process.argv[1], { timeout: 3 })]);
+      out.async = settled.map((s) => s.status === 'fulfilled' ? 'answered' : s.reason.message);
+      out.stuck = m.stuckMounts();
+      out.after = [m.diskUsageSync(process.argv[1]).path, (await m.diskUsage(process.argv[1])).path];
+      console.log(JSON.stringify(out));
+    })`;
+    const result = spawnSync(process.execPath, ['-e', script, dir], { encoding: 'utf8', env: { ...process.env, DISKPROBE_BACKEND: expected } });
+    expect(result.stderr).toBe('');
+    const out = JSON.parse(result.stdout) as { sync: string; async: string[]; stuck: string[]; after: string[] };
+    // The sync call must return within its 3 ms: the fallback cannot start a helper that fast, and says so.
+    if (expected === 'statfs') expect(out.sync).toMatch(/^ETIMEDOUT: the fs\.statfs fallback's helper process did not start within 3 ms/);
+    else expect(out.sync).toBe('answered');
+    // The asynchronous calls give the mount its 3 ms once a helper holds the probe.
+    expect(out.async).toEqual(['answered', 'answered']);
+    expect(out.stuck).toEqual([]);
+    expect(out.after).toEqual([dir, dir]);
+  });
+
   it('rejects with an AbortError when the signal aborts, and at once when it already has', async () => {
     await expect(diskUsage('/', { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
     const controller = new AbortController();
