@@ -180,8 +180,9 @@ export function diskUsage(path: string, options?: DiskUsageOptions | null): Prom
 /**
  * The usage of the file system that holds `path`, synchronously. With a
  * `timeout`, the probe runs elsewhere and this returns or throws ETIMEDOUT
- * within it; without one, the call is direct (fastest) and fails fast only
- * on a mount already known to be stuck.
+ * within it; without one, the call is direct (fastest), except while a mount
+ * is known to be stuck: then it fails fast on that mount, and is bounded by
+ * the default timeout elsewhere.
  */
 export function diskUsageSync(path: string, options: DiskUsageSyncOptions & { bigint: true }): DiskUsage<bigint>;
 export function diskUsageSync(path: string, options?: (DiskUsageSyncOptions & { bigint?: false }) | null): DiskUsage<number>;
@@ -192,9 +193,17 @@ export function diskUsageSync(path: string, options?: DiskUsageSyncOptions | nul
   const bigint = options?.bigint === true;
   const timeout = options === undefined ? undefined : validateTimeout(options.timeout);
   const bounded = timeout !== undefined && timeout !== Infinity;
-  const target = targetOf(absolute, bounded || guard.size > 0);
-  if (guard.size > 0) failFast(target, timeout ?? DEFAULT_TIMEOUT_MS);
-  return bounded ? impl.syncWithTimeout(target, bigint, timeout) : impl.sync(target, bigint);
+  if (guard.size === 0) {
+    const target = targetOf(absolute, bounded);
+    return bounded ? impl.syncWithTimeout(target, bigint, timeout) : impl.sync(target, bigint);
+  }
+  const target = targetOf(absolute, true);
+  failFast(target, timeout ?? DEFAULT_TIMEOUT_MS);
+  // While a mount is stuck, a direct probe of a path on another mount by
+  // name could still follow a symlink into it and block for good: without a
+  // timeout of its own, it gets the default one (answered inline all the
+  // same where that cannot block). Only an explicit Infinity waits forever.
+  return timeout === Infinity ? impl.sync(target, bigint) : impl.syncWithTimeout(target, bigint, timeout ?? DEFAULT_TIMEOUT_MS);
 }
 
 function publicMount(entry: MountEntry): Mount {

@@ -134,6 +134,14 @@ describe.skipIf(skip)(`a dead mount on the ${process.env.DISKPROBE_BACKEND} back
       expect(() => diskUsageSync(link, { timeout: 60_000 })).toThrow(expect.objectContaining({ code: 'ETIMEDOUT' }));
       // So do paths below it, without another thread each.
       await expect(diskUsage(join(link, 'deeper', 'still'), { timeout: 60_000 })).rejects.toMatchObject({ code: 'ETIMEDOUT', mountPoint: link });
+      // A new link into it is not known to be stuck, but a mount is: a sync
+      // probe without a timeout gets the default one instead of hanging.
+      const fresh = join(dir, 'fresh-link');
+      symlinkSync(dead.dir, fresh);
+      const freshStarted = performance.now();
+      expect(() => diskUsageSync(fresh)).toThrow(expect.objectContaining({ code: 'ETIMEDOUT', message: expect.stringContaining('after 5000 ms') }));
+      expect(performance.now() - freshStarted).toBeLessThan(5000 + 2000);
+      expect(diskUsageSync(join(dir, 'file')).mountPoint).toBe(holder);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
