@@ -2,7 +2,7 @@
 // the parent over the IPC channel, in order, followed by the exit status, so
 // the parent can print, exit, and leave this process behind if a probe of a
 // dead mount holds one of its threads.
-import { type DfOptions, runDf } from './df.js';
+import type { DfOptions } from './df.js';
 
 /** What the parent sends to start the work. */
 export interface DfRequest {
@@ -22,7 +22,10 @@ process.once('message', (request: DfRequest) => {
     stdout: { isTTY: request.isTTY, write: (text: string) => send({ stream: 'stdout', text }) },
     stderr: { write: (text: string) => send({ stream: 'stderr', text }) },
   };
-  runDf(request.options, output)
+  // Imported here, so that a probe that refuses to load (DISKPROBE_BACKEND=native
+  // without the addon) is reported as one clear line, like any other error.
+  import('./df.js')
+    .then(({ runDf }) => runDf(request.options, output))
     .catch((error: unknown) => {
       send({ stream: 'stderr', text: `diskprobe: ${error instanceof Error ? error.message : String(error)}\n` });
       return 1;

@@ -1,9 +1,11 @@
 // The built command end to end: argument handling, exit statuses, and df's
 // output on this machine's root file system.
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { announceSkip, df, gnuDfSkipReason, linuxSkipReason, posixPathsSkipReason, projectRoot } from '../helpers/system.js';
+import { announceSkip, df, gnuDfSkipReason, linuxSkipReason, posixPathsSkipReason, projectRoot, tempDir } from '../helpers/system.js';
 import { gnuDf, runCli, tableRows, whileStill } from './cliProcess.js';
 
 const MISSING = '/nonexistent-diskprobe-cli-test';
@@ -31,6 +33,33 @@ describe('diskprobe', () => {
     [['df', '--timeout', 'soon'], "diskprobe: option '--timeout' needs a whole number of milliseconds from 1 to 2147483647, not 'soon'. Run 'diskprobe --help' for usage.\n"],
   ])('refuses %j with one line on stderr and exit status 2', (args, message) => {
     expect(runCli(args)).toEqual({ status: 2, stdout: '', stderr: message });
+  });
+
+  it('says in one line on stderr, exit status 1, that DISKPROBE_BACKEND=native cannot load the addon', () => {
+    // A copy of the package with no addon to find (no build/, no prebuilds/).
+    const copy = tempDir('diskprobe-noaddon-');
+    try {
+      cpSync(join(projectRoot, 'dist'), join(copy, 'dist'), { recursive: true });
+      cpSync(join(projectRoot, 'package.json'), join(copy, 'package.json'));
+      symlinkSync(join(projectRoot, 'node_modules'), join(copy, 'node_modules'));
+      for (const args of [['df', '/'], ['df', '--json']]) {
+        const result = spawnSync(process.execPath, [join(copy, 'dist/cli/main.js'), ...args], {
+          encoding: 'utf8',
+          env: { ...process.env, DISKPROBE_BACKEND: 'native' },
+        });
+        expect(result.status).toBe(1);
+        expect(result.stdout).toBe('');
+        expect(result.stderr).toMatch(/^diskprobe: DISKPROBE_BACKEND=native, but diskprobe's native addon could not be loaded: /);
+        expect(result.stderr).toContain('unset DISKPROBE_BACKEND to use the fs.statfs fallback');
+        expect(result.stderr).not.toMatch(/\n\s+at |Node\.js v|worker ended unexpectedly/);
+      }
+      // Without the variable, the fallback answers.
+      const fallback = spawnSync(process.execPath, [join(copy, 'dist/cli/main.js'), 'df', '--json', '/'], { encoding: 'utf8', env: { ...process.env, DISKPROBE_BACKEND: '' } });
+      expect(fallback.status).toBe(0);
+      expect((JSON.parse(fallback.stdout) as Array<{ backend: string }>)[0]!.backend).toBe('statfs');
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 
   it('runs the MCP server with no arguments or "serve", and ends at EOF', () => {
@@ -94,7 +123,9 @@ describe.skipIf(announceSkip('diskprobe df on /', posixPathsSkipReason))('diskpr
     expect([0, 1]).toContain(result.status);
     const listed = (JSON.parse(result.stdout) as Array<{ mountPoint: string }>).map((usage) => usage.mountPoint);
     expect(listed).toContain('/');
-    const table = readFileSync('/proc/self/mountinfo', 'utf8').split('\n').map((line) => line.split(' ')[4]);
+    // Mount points as mountinfo spells them, with its octal escapes (\040 for a space) undone.
+    const unescape = (field = ''): string => field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
+    const table = readFileSync('/proc/self/mountinfo', 'utf8').split('\n').map((line) => unescape(line.split(' ')[4]));
     const once = listed.filter((point) => table.indexOf(point) === table.lastIndexOf(point));
     const positions = once.map((point) => table.indexOf(point));
     expect(positions).toEqual([...positions].sort((a, b) => a - b));
