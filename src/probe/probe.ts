@@ -133,7 +133,8 @@ function absolutePath(path: string): string {
 /** What a backend probes for a validated `absolute` path. */
 function targetOf(absolute: string, withMount: boolean): ProbeTarget {
   const osPath = windows ? toNamespacedPath(absolute) : absolute;
-  if (!withMount) return { osPath, path: absolute, mountPoint: '' };
+  // One shape for every target, so the backends' reads of it stay monomorphic.
+  if (!withMount) return { osPath, path: absolute, mountPoint: '', mount: undefined };
   const mount = tables.current().lexical(absolute);
   return { osPath, path: absolute, mountPoint: mount?.mountPoint ?? parse(absolute).root, mount };
 }

@@ -1,7 +1,7 @@
 // A dead mount (the FUSE `hang` fixture: statfs never answers) must not
 // freeze the caller, starve libuv's pool, or cost a thread per probe.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,17 @@ import { diskUsage, diskUsageSync, listMounts, onMountEvent, stuckMounts } from 
 
 const TIMEOUT = 400;
 const skip = announceSkip(`dead mount (${process.env.DISKPROBE_BACKEND})`, fuseSkipReason);
+
+/** The processes `pid` started (Linux: /proc/PID/task/TID/children), or none once it is gone. */
+function childrenOf(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+      readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+    );
+  } catch {
+    return [];
+  }
+}
 
 describe.skipIf(skip)(`a dead mount on the ${process.env.DISKPROBE_BACKEND} backend`, () => {
   let dead: FuseMount;
@@ -87,6 +98,99 @@ describe.skipIf(skip)(`a dead mount on the ${process.env.DISKPROBE_BACKEND} back
     if (exited === null) child.kill('SIGKILL');
     expect(exited).toBe(0);
     expect(output.trim().split('\n')).toEqual(['ETIMEDOUT', 'ETIMEDOUT']);
+  });
+
+  it("never holds libuv's thread pool: with UV_THREADPOOL_SIZE=1, fs and healthy probes answer while probes of two dead mounts are stuck", async () => {
+    // A child with a one-thread pool: had a probe run there, the first one
+    // stuck would starve every fs call behind it. The child is fresh (nothing
+    // marked stuck), so its probes really go to the kernel and wait there.
+    const other = await mountFuse('hang');
+    const script = `
+      const { once } = await import('node:events');
+      const { readFile, stat } = await import('node:fs/promises');
+      const m = await import(${JSON.stringify(join(projectRoot, 'dist/index.js'))});
+      const packageJson = ${JSON.stringify(join(projectRoot, 'package.json'))};
+      const [first, second] = process.argv.slice(1);
+      let settled = 0;
+      for (let i = 0; i < 4; i++) {
+        for (const dir of [first, second]) m.diskUsage(dir, { timeout: 60_000 }).then(() => settled++, () => settled++);
+      }
+      console.log('probing');
+      await once(process.stdin, 'data');  // the parent saw a probe reach a daemon
+      // Each call alone, timed; one still waiting after 5 s reports that instead of hanging.
+      async function timed(call) {
+        const started = performance.now();
+        let timer;
+        const result = await Promise.race([
+          call().then((value) => value, (error) => 'failed: ' + (error.code ?? error.message)),
+          new Promise((resolve) => (timer = setTimeout(resolve, 5000, 'no answer in 5000 ms'))),
+        ]);
+        clearTimeout(timer);
+        return { result, ms: Math.round(performance.now() - started) };
+      }
+      const report = {
+        backend: m.backend,
+        threadpool: process.env.UV_THREADPOOL_SIZE,
+        readFile: await timed(() => readFile(packageJson, 'utf8').then((text) => JSON.parse(text).name)),
+        stat: await timed(() => stat(packageJson).then((s) => s.isFile())),
+        diskUsage: await timed(() => m.diskUsage('/').then((usage) => usage.mountPoint)),
+        settled,
+      };
+      console.log(JSON.stringify(report));
+      process.exit(0);  // its threads stuck on the daemons may hold the exit until they die: the parent reads, not waits
+    `;
+    const backendName = process.env.DISKPROBE_BACKEND!;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script, dead.dir, other.dir], {
+      env: { ...process.env, UV_THREADPOOL_SIZE: '1', DISKPROBE_BACKEND: backendName },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    child.stdin.on('error', () => {});  // it died early: its output and stderr tell why
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const line = async (index: number, within: number): Promise<string> => {
+      const deadline = Date.now() + within;
+      while (output.split('\n').length <= index + 1) {  // not yet index + 1 whole lines
+        if (Date.now() > deadline) throw new Error(`the child printed ${JSON.stringify(output)} in ${within} ms, not line ${index + 1}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return output.split('\n')[index]!;
+    };
+    try {
+      expect(await line(0, 10_000)).toBe('probing');
+      // Nothing else touches `other`: once its daemon sleeps in its statfs
+      // handler, a probe of the child's is stuck in the kernel.
+      const deadline = Date.now() + 10_000;
+      let wchan = '';
+      while (!(wchan = readFileSync(`/proc/${other.pid}/wchan`, 'utf8')).includes('pause') && wchan !== '0' && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      if (wchan === '0') await new Promise((r) => setTimeout(r, 1000));  // no wchan in this kernel: give the probes time instead
+      else expect(wchan, 'the child never probed the second dead mount').toContain('pause');
+      child.stdin.write('go\n');
+      const report = JSON.parse(await line(1, 20_000)) as Record<string, unknown>;
+      expect(report).toMatchObject({
+        backend: backendName,
+        threadpool: '1',
+        readFile: { result: 'diskprobe' },
+        stat: { result: true },
+        diskUsage: { result: '/' },
+        settled: 0,  // all 8 stuck probes were still waiting
+      });
+      for (const call of ['readFile', 'stat', 'diskUsage']) expect((report[call] as { ms: number }).ms, call).toBeLessThan(1000);
+    } finally {
+      // Its helper processes (statfs backend) too: calls waiting on `dead`
+      // are killable; the ones `other` took end when its daemon dies.
+      const helpers = childrenOf(child.pid!);
+      child.kill('SIGKILL');
+      for (const pid of helpers) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      other.cleanup();
+    }
   });
 
   it('never blocks longer than its timeout in diskUsageSync', async () => {
