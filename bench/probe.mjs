@@ -2,7 +2,7 @@
 // the alternatives, measured side by side in one run. Prints a markdown table
 // and rewrites the bench:probe section of docs/benchmarks.md with it.
 //
-//   node bench/probe.mjs [--path /] [--rounds 15]
+//   node bench/probe.mjs [--path /] [--below bench/] [--rounds 15]
 //
 // A script, not a test: it states targets and reports PASS or MISS, and
 // never fails the process for a miss.
@@ -33,9 +33,16 @@ const IN_FLIGHT = 16;
 const UNSTEADY_SPREAD = 1.25;
 
 const { values: flags } = parseArgs({
-  options: { path: { type: 'string', default: '/' }, rounds: { type: 'string', default: '15' } },
+  options: {
+    path: { type: 'string', default: '/' },
+    below: { type: 'string', default: fileURLToPath(new URL('.', import.meta.url)).replace(/\/$/, '') },
+    rounds: { type: 'string', default: '15' },
+  },
 });
 const path = flags.path;
+// A path below a mount point as well: `/` is a mount's root, which the
+// native backend answers from its open root; most paths are not.
+const below = flags.below;
 const rounds = Number(flags.rounds);
 if (!Number.isInteger(rounds) || rounds < 1) throw new RangeError(`--rounds must be a positive integer, not ${flags.rounds}`);
 
@@ -46,7 +53,9 @@ const { backend, diskUsage, diskUsageSync } = await import('../dist/index.js');
 const { default: checkDiskSpace } = await import('check-disk-space');
 
 statfsSync(path);  // fail now, with fs's own error, on a path that cannot be probed
+statfsSync(below);
 const probed = diskUsageSync(path);
+const probedBelow = diskUsageSync(below);
 
 const floor = buildFloor();
 if (floor.skipped) console.error(`note: ${floor.skipped}; the C floor rows are skipped`);
@@ -75,6 +84,14 @@ const rows = [
       ...(await timeSequential(() => checkDiskSpace(path), calls)),
       cpuNs: undefined,  // most of its work is df's, in another process
     }) } },
+  { key: 'syncBelow', label: `diskprobe \`diskUsageSync\`, below a mount point`,
+    contender: { name: 'syncBelow', measure: (calls) => timeSync(() => diskUsageSync(below), calls) } },
+  { key: 'statfsSyncBelow', label: '`fs.statfsSync`, below a mount point',
+    contender: { name: 'statfsSyncBelow', measure: (calls) => timeSync(() => statfsSync(below), calls) } },
+  { key: 'asyncBelow', label: `diskprobe \`diskUsage\`, below a mount point, sequential`,
+    contender: { name: 'asyncBelow', measure: (calls) => timeSequential(() => diskUsage(below), calls) } },
+  { key: 'statfsAsyncBelow', label: '`fs.promises.statfs`, below a mount point, sequential',
+    contender: { name: 'statfsAsyncBelow', measure: (calls) => timeSequential(() => statfs(below), calls) } },
   floor.skipped ? null : { key: 'floorStatvfs', context: true, label: 'C: `statvfs` alone (the probe once the path\'s mount is known)',
     contender: floorContender('floorStatvfs', floor.binary, path, 'statvfs') },
   floor.skipped ? null : { key: 'floorStatfs', context: true, label: 'C: `statfs` alone (the call behind `fs.statfsSync`)',
@@ -89,13 +106,15 @@ const rows = [
 const SECTION_INTRO = `## Probe: the cost of one call
 
 Reproduce with \`npm run bench:probe\` (compiles, then runs \`node bench/probe.mjs\`; flags
-\`--path <p>\`, default \`/\`, and \`--rounds <n>\`, default 15). It rewrites only the text between
+\`--path <p>\`, default \`/\`, \`--below <p>\`, default \`bench/\`, and \`--rounds <n>\`, default 15). It rewrites only the text between
 the bench:probe markers.`;
 
 const TARGETS = [
   { what: '`diskUsageSync` ÷ `fs.statfsSync`', of: 'sync', over: 'statfsSync', limit: 1.0 },
   { what: '`diskUsageSync` ÷ C floor', of: 'sync', over: 'floor', limit: 2.0 },
   { what: '`diskUsage` ÷ `fs.promises.statfs` (sequential)', of: 'async', over: 'statfsAsync', limit: 1.0 },
+  { what: '`diskUsageSync` ÷ `fs.statfsSync`, below a mount point', of: 'syncBelow', over: 'statfsSyncBelow', limit: 1.0 },
+  { what: '`diskUsage` ÷ `fs.promises.statfs` (sequential), below a mount point', of: 'asyncBelow', over: 'statfsAsyncBelow', limit: 1.0 },
 ];
 const CONTEXT_RATIOS = [
   { what: '`diskUsageSync` ÷ C `statvfs` alone', of: 'sync', over: 'floorStatvfs' },
@@ -165,7 +184,7 @@ function machineSummary() {
     '',
     `- Node ${process.version}, ${os.type()} ${os.release()} ${os.arch()}${glibc ? `, glibc ${glibc}` : ''}`,
     `- CPU: ${cpus[0]?.model ?? 'unknown'}, ${cpus.length} logical cores`,
-    `- Path probed: \`${path}\` (${probed.fsType ?? 'unknown fs'} mounted at \`${probed.mountPoint ?? '?'}\`)`,
+    `- Path probed: \`${path}\` (${probed.fsType ?? 'unknown fs'} mounted at \`${probed.mountPoint ?? '?'}\`); below a mount point: \`${below}\` (${probedBelow.fsType ?? 'unknown fs'} mounted at \`${probedBelow.mountPoint ?? '?'}\`)`,
     `- C compiler: ${floor.skipped ? `none (${floor.skipped})` : floor.compiler}`,
   ].join('\n');
 }
