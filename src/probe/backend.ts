@@ -25,8 +25,17 @@ export type AnyUsage = DiskUsage<number> | DiskUsage<bigint>;
 
 export interface ProbeBackend {
   readonly name: Backend;
-  /** Probes on the calling thread: may block on a dead mount. */
-  sync(target: ProbeTarget, bigint: boolean): AnyUsage;
+  /**
+   * Probes on the calling thread: may block on a dead mount. Takes the
+   * target's two paths rather than a target: the hot path makes none.
+   */
+  sync(osPath: string, path: string, bigint: boolean): AnyUsage;
+  /**
+   * As sync(path, path, false), if an earlier probe of exactly this string
+   * learned its mount (and so validated it, absolute and normal); undefined
+   * otherwise. POSIX only. The cheapest call there is: no validation at all.
+   */
+  syncKnown?(path: unknown): AnyUsage | undefined;
   /** Probes elsewhere and blocks at most `timeout` ms, then throws ETIMEDOUT. */
   syncWithTimeout(target: ProbeTarget, bigint: boolean, timeout: number): AnyUsage;
   /** Probes elsewhere without blocking; rejects with ETIMEDOUT after `timeout` ms. */

@@ -243,26 +243,37 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
     else waiter.reject(failure(status, target.path));
   });
 
+  /** A probe on this thread (see ProbeBackend.sync); `recalled` is what the last full probe of `path` learned. */
+  function probeHere(osPath: string, path: string, bigint: boolean, recalled: KnownMount | undefined): AnyUsage {
+    // "/", known, on a file system that keeps its counts in memory: one
+    // fstatvfs on its open root (the addon keeps only that one open), no
+    // path to walk.
+    const mount = recalled?.mount;
+    if (path === '/' && inlineProbes && mount !== undefined && mount.answersFromMemory && mount.mountPoint === '/') {
+      const status = binding.statBeneath(mount.mountPoint, mount.mountId, '');
+      if (status === 0) return readSlots(path, bigint, undefined, mount);
+    }
+    let status = binding.statSync(osPath, recalled === undefined);
+    if (status === 0 && recalled !== undefined && !sameFileSystem(recalled)) {
+      recalled = undefined;
+      status = binding.statSync(osPath, true);
+    }
+    if (status !== 0) throw failure(status, path);
+    return readSlots(path, bigint, undefined, recalled?.mount, recalled === undefined);
+  }
+
   return {
     name: 'native',
 
-    sync(target, bigint) {
-      let recalled = known.get(target.path);
-      // "/", known, on a file system that keeps its counts in memory: one
-      // fstatvfs on its open root (the addon keeps only that one open), no
-      // path to walk.
-      const mount = recalled?.mount;
-      if (inlineProbes && target.path === '/' && mount !== undefined && mount.answersFromMemory && mount.mountPoint === '/') {
-        const status = binding.statBeneath(mount.mountPoint, mount.mountId, '');
-        if (status === 0) return readSlots(target.path, bigint, undefined, mount);
-      }
-      let status = binding.statSync(target.osPath, recalled === undefined);
-      if (status === 0 && recalled !== undefined && !sameFileSystem(recalled)) {
-        recalled = undefined;
-        status = binding.statSync(target.osPath, true);
-      }
-      if (status !== 0) throw failure(status, target.path);
-      return readSlots(target.path, bigint, undefined, recalled?.mount, recalled === undefined);
+    ...(process.platform !== 'win32' && {
+      syncKnown(path: unknown) {
+        const recalled = known.get(path as string);
+        return recalled === undefined ? undefined : probeHere(path as string, path as string, false, recalled);
+      },
+    }),
+
+    sync(osPath, path, bigint) {
+      return probeHere(osPath, path, bigint, known.get(path));
     },
 
     syncWithTimeout(target, bigint, timeout) {

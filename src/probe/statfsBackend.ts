@@ -133,17 +133,17 @@ export function createStatfsBackend(context: ProbeContext): ProbeBackend {
   return {
     name: 'statfs',
 
-    sync(target, bigint) {
+    sync(osPath, path, bigint) {
       let counts: Counts;
       try {
-        const fs = statfsSync(target.osPath, { bigint: true });
-        const st = statSync(target.osPath, { bigint: true });
+        const fs = statfsSync(osPath, { bigint: true });
+        const st = statSync(osPath, { bigint: true });
         counts = [fs.bsize, fs.blocks, fs.bfree, fs.bavail, fs.files, fs.ffree, st.dev];
       } catch (error) {
         const { code = 'EIO', syscall = 'statfs' } = error as NodeJS.ErrnoException;
-        throw codeNameError(code, syscall, target.path);
+        throw codeNameError(code, syscall, path);
       }
-      return toUsage(counts, target.path, bigint, context);
+      return toUsage(counts, path, bigint, context);
     },
 
     syncWithTimeout(target, bigint, timeout) {

@@ -91,6 +91,15 @@ describe.skipIf(announceSkip(`the API contract (${expected})`, posixPathsSkipRea
     }
   });
 
+  it('probes a path again on every call: one removed since gives ENOENT, not what the last call learned', async () => {
+    const gone = join(dir, 'soon-gone');
+    mkdirSync(gone);
+    for (let i = 0; i < 3; i++) expect(diskUsageSync(gone).path).toBe(gone);  // learned, then the quick way
+    rmSync(gone, { recursive: true });
+    expect(() => diskUsageSync(gone)).toThrow(expect.objectContaining({ code: 'ENOENT', path: gone }));
+    await expect(diskUsage(gone)).rejects.toMatchObject({ code: 'ENOENT', path: gone });
+  });
+
   it('refuses an empty path with ENOENT naming it, as fs does, instead of probing the current directory', async () => {
     expect(() => diskUsageSync('')).toThrow(expect.objectContaining({ code: 'ENOENT', path: '' }));
     await expect(diskUsage('')).rejects.toMatchObject({ code: 'ENOENT', path: '' });

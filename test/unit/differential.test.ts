@@ -25,7 +25,7 @@ describe.skipIf(skip)('native and fallback backends agree', () => {
     const target = { osPath: path, path, mountPoint: table.lexical(path)?.mountPoint ?? '/' };
     for (const bigint of [false, true]) {
       const pairs = [
-        [native.sync(target, bigint), fallback.sync(target, bigint)],
+        [native.sync(target.osPath, target.path, bigint), fallback.sync(target.osPath, target.path, bigint)],
         [await native.async(target, bigint, 5000, undefined), await fallback.async(target, bigint, 5000, undefined)],
         [native.syncWithTimeout(target, bigint, 5000), fallback.syncWithTimeout(target, bigint, 5000)],
       ];
@@ -43,8 +43,8 @@ describe.skipIf(skip)('native and fallback backends agree', () => {
 
   it('fail alike on a missing path', async () => {
     const target = { osPath: '/no/such/dir', path: '/no/such/dir', mountPoint: '/' };
-    expect(() => native.sync(target, false)).toThrow(expect.objectContaining({ code: 'ENOENT', path: '/no/such/dir' }));
-    expect(() => fallback.sync(target, false)).toThrow(expect.objectContaining({ code: 'ENOENT', path: '/no/such/dir' }));
+    expect(() => native.sync(target.osPath, target.path, false)).toThrow(expect.objectContaining({ code: 'ENOENT', path: '/no/such/dir' }));
+    expect(() => fallback.sync(target.osPath, target.path, false)).toThrow(expect.objectContaining({ code: 'ENOENT', path: '/no/such/dir' }));
     await expect(native.async(target, false, 5000, undefined)).rejects.toMatchObject({ code: 'ENOENT', errno: -2 });
     await expect(fallback.async(target, false, 5000, undefined)).rejects.toMatchObject({ code: 'ENOENT', errno: -2 });
   });
