@@ -10,6 +10,7 @@ import { readMountTable } from './mountSources.js';
 import { type MountEntry, type MountTable, MountTableCache } from './mountTable.js';
 import { loadNativeBinding, type NativeBinding } from './nativeBinding.js';
 import { createNativeBackend } from './nativeBackend.js';
+import { mountLedTo } from './symlinkMount.js';
 import type { Backend, DiskUsage, DiskUsageOptions, DiskUsageSyncOptions, ListMountsOptions, Mount } from './types.js';
 
 const DEFAULT_TIMEOUT_MS = 5000;
@@ -43,6 +44,8 @@ const tables = new MountTableCache(
 
 const context: ProbeContext = {
   guard,
+
+  mountLedTo: (path) => mountLedTo(path, tables.current()),
 
   mountOf(key: number, path: string): MountEntry | undefined {
     const table = tables.knowing(key);
