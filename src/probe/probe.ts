@@ -1,6 +1,7 @@
 // The public probe: picks the backend, validates input, and applies the
 // dead-mount guard before any backend is asked.
 import { realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, isAbsolute, parse, resolve, toNamespacedPath } from 'node:path';
 
 import type { AnyUsage, ProbeBackend, ProbeContext, ProbeTarget } from './backend.js';
@@ -61,11 +62,12 @@ const context: ProbeContext = {
   },
 };
 
-// The fallback, and node:child_process with it, is loaded only when it is
-// needed: a few milliseconds of every start-up otherwise.
+// The fallback is loaded only when it is needed (a millisecond or two of
+// every start-up otherwise), and synchronously (require of an ES module):
+// a top-level await would keep CommonJS callers from require()-ing diskprobe.
 const impl: ProbeBackend = binding
   ? createNativeBackend(binding, context)
-  : (await import('./statfsBackend.js')).createStatfsBackend(context);
+  : (createRequire(import.meta.url)('./statfsBackend.js') as typeof import('./statfsBackend.js')).createStatfsBackend(context);
 
 /** Which backend answers in this process: the native addon, or the fs.statfs fallback. */
 export const backend: Backend = impl.name;

@@ -8,14 +8,13 @@
 // threads: asynchronous probes run in helper processes (statfsHelperPool.ts),
 // never in libuv's pool, because a stuck pool thread starves every other fs
 // call and keeps the process from exiting.
-import { spawnSync } from 'node:child_process';
 import { readFileSync, statfsSync, statSync } from 'node:fs';
 
 import type { AnyUsage, ProbeBackend, ProbeContext, ProbeTarget } from './backend.js';
 import { abortError, codeNameError, helperStartError, timeoutError } from './errors.js';
 import { deviceKey } from './mountTable.js';
 import { usedPercentBig } from './percent.js';
-import { helperPath, HelperPool } from './statfsHelperPool.js';
+import { childProcess, helperPath, HelperPool } from './statfsHelperPool.js';
 import type { CancelSignal } from './types.js';
 import { makeInodes, makeUsage } from './usage.js';
 
@@ -153,13 +152,13 @@ export function createStatfsBackend(context: ProbeContext): ProbeBackend {
       // wait would otherwise keep spawnSync waiting for its exit.
       const posix = process.platform !== 'win32';
       const result = posix
-        ? spawnSync('/bin/sh', ['-c', '"$0" "$1" --once "$2" & echo "$!"; wait', process.execPath, helperPath, target.osPath], {
+        ? childProcess().spawnSync('/bin/sh', ['-c', '"$0" "$1" --once "$2" & echo "$!"; wait', process.execPath, helperPath, target.osPath], {
             timeout,
             killSignal: 'SIGKILL',
             encoding: 'utf8',
             stdio: ['ignore', 'pipe', 'ignore'],
           })
-        : spawnSync(process.execPath, [helperPath, '--once', target.osPath], { timeout, encoding: 'utf8', windowsHide: true, stdio: ['ignore', 'pipe', 'ignore'] });
+        : childProcess().spawnSync(process.execPath, [helperPath, '--once', target.osPath], { timeout, encoding: 'utf8', windowsHide: true, stdio: ['ignore', 'pipe', 'ignore'] });
       // Lines: the helper's pid (from sh), [-1] once the helper started, its answer.
       let pid = 0, helperStarted = false, answer: unknown[] | undefined;
       for (const line of (result.stdout ?? '').split('\n')) {

@@ -5,11 +5,21 @@
 // request's mount: it keeps only that mount's requests (so a dead mount holds
 // one process, not one per probe), its other requests move to a fresh helper
 // at once, and it exits by itself once its call returns.
-import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import type { ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 export const helperPath = fileURLToPath(new URL('./statfsHelper.js', import.meta.url));
+
+/**
+ * node:child_process, loaded at the first helper: the native backend never
+ * needs it, and loading it costs every start-up a few milliseconds. (Not a
+ * dynamic import: a top-level await would keep require(esm) from loading
+ * diskprobe.)
+ */
+export function childProcess(): typeof import('node:child_process') {
+  return process.getBuiltinModule('node:child_process');
+}
 
 export interface PoolRequest {
   readonly id: number;
@@ -35,7 +45,7 @@ class Helper {
     onLine: (helper: Helper, fields: unknown[]) => void,
     onExit: (helper: Helper) => void,
   ) {
-    this.child = spawn(process.execPath, [helperPath], { stdio: ['pipe', 'pipe', 'inherit'], windowsHide: true });
+    this.child = childProcess().spawn(process.execPath, [helperPath], { stdio: ['pipe', 'pipe', 'inherit'], windowsHide: true });
     this.child.stdout.setEncoding('utf8');
     this.child.stdout.on('data', (chunk: string) => {
       this.buffered += chunk;
