@@ -19,8 +19,6 @@ export interface ProbeContext {
   readonly guard: DeadMountGuard;
   /** The mount that holds `path`, whose st_dev is `key`. */
   mountOf(key: number, path: string): MountEntry | undefined;
-  /** The mount absolute `path` leads to through its symlinks, without touching a mount that may not answer (see symlinkMount.ts). */
-  mountLedTo(path: string): MountEntry | undefined;
 }
 
 export type AnyUsage = DiskUsage<number> | DiskUsage<bigint>;

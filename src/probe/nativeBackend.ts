@@ -32,21 +32,13 @@ interface KnownMount {
 }
 
 const KNOWN_LIMIT = 1024;
-/** Lanes per mount for paths that lead off it to a mount that cannot be told (see routeOf). */
+/** Lanes per mount for paths that lead off it (see laneOf). */
 const OFF_MOUNT_LANES = 4;
-
-/** Where a probe runs and what it holds up (see routeOf). */
-interface Route {
-  /** What a timeout marks stuck, and later probes fail fast on: a mount point, or a path that leads off its mount. */
-  readonly key: string;
-  readonly lane: number;
-  /** Whether `key` is such a path. */
-  readonly offMount: boolean;
-}
 
 interface Waiter {
   readonly id: number;
-  readonly route: Route;
+  /** What its timeout marks as stuck (probeKey), and its lane's key. */
+  readonly key: string;
   readonly target: ProbeTarget;
   readonly bigint: boolean;
   readonly resolve: (usage: AnyUsage) => void;
@@ -193,27 +185,24 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
   const failure = (status: number, path: string): Error => errnoError(status, SYSCALLS[f64[Slot.syscall]!] ?? 'statvfs', path);
 
   /**
-   * Where a probe runs, and what it holds up when it does not answer (what
-   * its timeout marks stuck and later probes fail fast on): its mount's lane
-   * and its mount. A path that leads off its mount (a symlink to another one)
-   * goes to the mount it leads to (mountLedTo), so that it shares that
-   * mount's one lane and fails at once while that mount is stuck, like every
-   * other probe of it; and where that cannot be told, it goes by the path
-   * itself, in one of OFF_MOUNT_LANES lanes of its mount chosen by the path,
-   * so that the mount it lies on by name is not held up. Throws ETIMEDOUT
-   * at once when the mount it leads to is stuck.
+   * What a probe that does not answer holds up, which later probes fail
+   * fast on, and the lane it runs in: its mount; or, for a path that leads
+   * off its mount (a symlink into a dead mount), the path itself, so that
+   * the mount it lies on by name is not held up.
    */
-  function routeOf(target: ProbeTarget, inline: number | undefined, timeout: number): Route {
-    if (inline !== LEAVES_MOUNT) return { key: target.mountPoint, lane: lanes.of(target.mountPoint), offMount: false };
-    const led = context.mountLedTo(target.path);
-    if (led !== undefined) {
-      const stuck = guard.blocking(led.mountPoint);
-      if (stuck) throw timeoutError(target.path, stuck.mountPoint, timeout, performance.now() - stuck.since);
-      return { key: led.mountPoint, lane: lanes.of(led.mountPoint), offMount: false };
-    }
+  const probeKey = (target: ProbeTarget, inline: number | undefined): string => (inline === LEAVES_MOUNT ? target.path : target.mountPoint);
+
+  /**
+   * The lane for a probe: its mount's, or for a path that leads off its
+   * mount, one of OFF_MOUNT_LANES lanes of that mount chosen by the path, so
+   * that such paths neither wait behind the mount's lane nor take a thread
+   * each (a thread per lane at most).
+   */
+  function laneOf(target: ProbeTarget, key: string): number {
+    if (key === target.mountPoint) return lanes.of(key);
     let hash = 0;
-    for (let i = 0; i < target.path.length; i++) hash = (hash * 31 + target.path.charCodeAt(i)) | 0;
-    return { key: target.path, lane: lanes.of(`${target.mountPoint}\0${(hash >>> 0) % OFF_MOUNT_LANES}`), offMount: true };
+    for (let i = 0; i < key.length; i++) hash = (hash * 31 + key.charCodeAt(i)) | 0;
+    return lanes.of(`${target.mountPoint}\0${(hash >>> 0) % OFF_MOUNT_LANES}`);
   }
 
   function markStuck(id: number, target: ProbeTarget, key: string, started: number, timeout: number): void {
@@ -246,7 +235,7 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
     if (status === 0 && recalled !== undefined && !sameFileSystem(recalled)) {
       // Another file system answers for the path now: ask again, with the device.
       waiter.recalled = undefined;
-      submit(target.osPath, waiter.route.lane, id, true);
+      submit(target.osPath, laneOf(target, waiter.key), id, true);
       return;
     }
     settle(id, waiter);
@@ -293,13 +282,13 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
         if (inline !== 0) throw failure(inline, target.path);
         return readSlots(target.path, bigint, undefined, target.mount);
       }
-      const route = routeOf(target, inline, timeout);
+      const key = probeKey(target, inline);
       const id = nextId();
       const started = performance.now();
-      const status = binding.statSyncTimeout(target.osPath, route.lane, id, timeout, true);
+      const status = binding.statSyncTimeout(target.osPath, laneOf(target, key), id, timeout, true);
       if (status === TIMED_OUT) {
-        markStuck(id, target, route.key, started, timeout);
-        throw timeoutError(target.path, route.key, timeout, undefined, route.offMount);
+        markStuck(id, target, key, started, timeout);
+        throw timeoutError(target.path, key, timeout, undefined, key !== target.mountPoint);
       }
       if (status !== 0) throw failure(status, target.path);
       return readSlots(target.path, bigint, undefined);
@@ -310,27 +299,21 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
       if (inline !== undefined && inline !== LEAVES_MOUNT) {
         return inline === 0 ? Promise.resolve(readSlots(target.path, bigint, undefined, target.mount)) : Promise.reject(failure(inline, target.path));
       }
-      let route: Route;
-      try {
-        route = routeOf(target, inline, timeout);
-      } catch (error) {
-        return Promise.reject(error as Error);
-      }
       return new Promise((resolve, reject) => {
         const recalled = known.get(target.path);
         const waiter: Waiter = {
-          id: nextId(), route, target, bigint, resolve, reject,
+          id: nextId(), key: probeKey(target, inline), target, bigint, resolve, reject,
           started: performance.now(), recalled, deadline: undefined, signal, onAbort: undefined,
         };
-        submit(target.osPath, route.lane, waiter.id, recalled === undefined);
+        submit(target.osPath, laneOf(target, waiter.key), waiter.id, recalled === undefined);
         waiting.set(waiter.id, waiter);
         if (timeout === Infinity) {
           if (unbounded++ === 0) binding.ref();
         } else {
           // The deadline's timer keeps the loop alive meanwhile.
           waiter.deadline = deadlines.add(timeout, () => {
-            markStuck(waiter.id, target, route.key, waiter.started, timeout);
-            abandon(waiter.id, timeoutError(target.path, route.key, timeout, undefined, route.offMount));
+            markStuck(waiter.id, target, waiter.key, waiter.started, timeout);
+            abandon(waiter.id, timeoutError(target.path, waiter.key, timeout, undefined, waiter.key !== target.mountPoint));
           });
         }
         if (signal) {

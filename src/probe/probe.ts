@@ -11,7 +11,6 @@ import { readMountTable } from './mountSources.js';
 import { type MountEntry, type MountTable, MountTableCache } from './mountTable.js';
 import { loadNativeBinding, type NativeBinding } from './nativeBinding.js';
 import { createNativeBackend } from './nativeBackend.js';
-import { mountLedTo } from './symlinkMount.js';
 import type { Backend, DiskUsage, DiskUsageOptions, DiskUsageSyncOptions, ListMountsOptions, Mount } from './types.js';
 
 const DEFAULT_TIMEOUT_MS = 5000;
@@ -45,8 +44,6 @@ const tables = new MountTableCache(
 
 const context: ProbeContext = {
   guard,
-
-  mountLedTo: (path) => mountLedTo(path, tables.current()),
 
   mountOf(key: number, path: string): MountEntry | undefined {
     const table = tables.knowing(key);
