@@ -17,8 +17,8 @@ export interface ProbeTarget {
 
 export interface ProbeContext {
   readonly guard: DeadMountGuard;
-  /** The mount that holds `path`, whose st_dev is `key`. */
-  mountOf(key: number, path: string): MountEntry | undefined;
+  /** The mount that holds the file the kernel found for `osPath` (reported as `path`), whose st_dev is `key`. */
+  mountOf(key: number, osPath: string, path: string): MountEntry | undefined;
 }
 
 export type AnyUsage = DiskUsage<number> | DiskUsage<bigint>;

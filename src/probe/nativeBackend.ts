@@ -29,6 +29,8 @@ interface KnownMount {
   readonly total: number;
   readonly files: number;
   readonly mount: MountEntry | undefined;
+  /** Whether the string the kernel was given is also the path reported (absolute, normal): then a call with it may skip validation. */
+  readonly plain: boolean;
 }
 
 const KNOWN_LIMIT = 1024;
@@ -98,9 +100,10 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
   }
 
   /** Keeps what a probe with the device id just learned. */
-  function remember(path: string, mount: MountEntry | undefined): void {
+  function remember(osPath: string, path: string, mount: MountEntry | undefined): void {
     if (known.size >= KNOWN_LIMIT) known.clear();
-    known.set(path, {
+    known.set(osPath, {
+      plain: osPath === path,
       generation: f64[Slot.mountGeneration]!,
       fsidHigh: f64[Slot.fsidHigh]!,
       fsidLow: f64[Slot.fsidLow]!,
@@ -111,7 +114,7 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
   }
 
   /** Builds the result of the probe whose answer is in the slots now; `known` is the mount that holds `path`, when that is known already. */
-  function readSlots(path: string, bigint: boolean, names: readonly [string, string] | undefined, known?: MountEntry, learn = false): AnyUsage {
+  function readSlots(osPath: string, path: string, bigint: boolean, names: readonly [string, string] | undefined, known?: MountEntry, learn = false): AnyUsage {
     const flags = f64[Slot.flags]!;
     let mountPoint: string | null = null;
     let fsType: string | null = null;
@@ -120,8 +123,8 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
       names ??= binding.names();
       if (names) [mountPoint, fsType] = names;
     } else if (flags & Flag.hasDevice) {
-      mount = context.mountOf(deviceKey(f64[Slot.deviceMajor]!, f64[Slot.deviceMinor]!), path);
-      if (learn) remember(path, mount);
+      mount = context.mountOf(deviceKey(f64[Slot.deviceMajor]!, f64[Slot.deviceMinor]!), osPath, path);
+      if (learn) remember(osPath, path, mount);
     }
     if (mount) {
       mountPoint = mount.mountPoint;
@@ -239,7 +242,7 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
       return;
     }
     settle(id, waiter);
-    if (status === 0) waiter.resolve(readSlots(target.path, waiter.bigint, names, recalled?.mount, recalled === undefined));
+    if (status === 0) waiter.resolve(readSlots(target.osPath, target.path, waiter.bigint, names, recalled?.mount, recalled === undefined));
     else waiter.reject(failure(status, target.path));
   });
 
@@ -251,7 +254,7 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
     const mount = recalled?.mount;
     if (path === '/' && inlineProbes && mount !== undefined && mount.answersFromMemory && mount.mountPoint === '/') {
       const status = binding.statBeneath(mount.mountPoint, mount.mountId, '');
-      if (status === 0) return readSlots(path, bigint, undefined, mount);
+      if (status === 0) return readSlots(osPath, path, bigint, undefined, mount);
     }
     let status = binding.statSync(osPath, recalled === undefined);
     if (status === 0 && recalled !== undefined && !sameFileSystem(recalled)) {
@@ -259,7 +262,7 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
       status = binding.statSync(osPath, true);
     }
     if (status !== 0) throw failure(status, path);
-    return readSlots(path, bigint, undefined, recalled?.mount, recalled === undefined);
+    return readSlots(osPath, path, bigint, undefined, recalled?.mount, recalled === undefined);
   }
 
   return {
@@ -268,19 +271,19 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
     ...(process.platform !== 'win32' && {
       syncKnown(path: unknown) {
         const recalled = known.get(path as string);
-        return recalled === undefined ? undefined : probeHere(path as string, path as string, false, recalled);
+        return recalled?.plain === true ? probeHere(path as string, path as string, false, recalled) : undefined;
       },
     }),
 
     sync(osPath, path, bigint) {
-      return probeHere(osPath, path, bigint, known.get(path));
+      return probeHere(osPath, path, bigint, known.get(osPath));
     },
 
     syncWithTimeout(target, bigint, timeout) {
       const inline = probeInline(target);
       if (inline !== undefined && inline !== LEAVES_MOUNT) {
         if (inline !== 0) throw failure(inline, target.path);
-        return readSlots(target.path, bigint, undefined, target.mount);
+        return readSlots(target.osPath, target.path, bigint, undefined, target.mount);
       }
       const key = probeKey(target, inline);
       const id = nextId();
@@ -291,16 +294,16 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
         throw timeoutError(target.path, key, timeout, undefined, key !== target.mountPoint);
       }
       if (status !== 0) throw failure(status, target.path);
-      return readSlots(target.path, bigint, undefined);
+      return readSlots(target.osPath, target.path, bigint, undefined);
     },
 
     async(target, bigint, timeout, signal) {
       const inline = probeInline(target);
       if (inline !== undefined && inline !== LEAVES_MOUNT) {
-        return inline === 0 ? Promise.resolve(readSlots(target.path, bigint, undefined, target.mount)) : Promise.reject(failure(inline, target.path));
+        return inline === 0 ? Promise.resolve(readSlots(target.osPath, target.path, bigint, undefined, target.mount)) : Promise.reject(failure(inline, target.path));
       }
       return new Promise((resolve, reject) => {
-        const recalled = known.get(target.path);
+        const recalled = known.get(target.osPath);
         const waiter: Waiter = {
           id: nextId(), key: probeKey(target, inline), target, bigint, resolve, reject,
           started: performance.now(), recalled, deadline: undefined, signal, onAbort: undefined,

@@ -45,14 +45,17 @@ const tables = new MountTableCache(
 const context: ProbeContext = {
   guard,
 
-  mountOf(key: number, path: string): MountEntry | undefined {
+  mountOf(key: number, osPath: string, path: string): MountEntry | undefined {
+    // What the kernel was given, on POSIX: "link/.." is the parent of the
+    // link's target there, not the link's own directory.
+    const asked = windows ? path : osPath;
     const table = tables.knowing(key);
-    const held = table.containing(key, path);
+    const held = table.containing(key, asked);
     if (held) return held;
     // No mount has that device (btrfs subvolumes, another namespace's view):
     // go by the real path's name instead.
     try {
-      return table.lexical(realpathSync.native(path));
+      return table.lexical(realpathSync.native(asked));
     } catch {
       return table.lexical(path);
     }
@@ -132,9 +135,25 @@ function absolutePath(path: string): string {
   return absolute;
 }
 
-/** What a backend probes for a validated `absolute` path. */
-function targetOf(absolute: string, withMount: boolean): ProbeTarget {
-  const osPath = windows ? toNamespacedPath(absolute) : absolute;
+/**
+ * What the kernel is given for the caller's `path` (validated, `absolute` as
+ * resolve() made it): on POSIX the caller's own string, made absolute
+ * against the working directory of the call but not normalized, so that
+ * ".." after a symlink goes up from the link's target and "file/" is
+ * ENOTDIR, as with fs; on Windows, the long form of `absolute`.
+ */
+function kernelPath(path: string, absolute: string): string {
+  if (windows) return toNamespacedPath(absolute);
+  if (path === absolute || path.charCodeAt(0) === 47) return path;
+  const cwd = process.cwd();
+  const joined = cwd === '/' ? `/${path}` : `${cwd}/${path}`;
+  validatePathLength(joined, SYSCALL);
+  return joined;
+}
+
+/** What a backend probes for the caller's validated `path`, `absolute` as resolve() made it. */
+function targetOf(path: string, absolute: string, withMount: boolean): ProbeTarget {
+  const osPath = kernelPath(path, absolute);
   // One shape for every target, so the backends' reads of it stay monomorphic.
   if (!withMount) return { osPath, path: absolute, mountPoint: '', mount: undefined };
   const mount = tables.current().lexical(absolute);
@@ -172,7 +191,7 @@ export function diskUsage(path: string, options?: DiskUsageOptions | null): Prom
     validateSignal(options.signal);
     const timeout = validateTimeout(options.timeout) ?? DEFAULT_TIMEOUT_MS;
     if (options.signal?.aborted) return Promise.reject(abortError(options.signal));
-    const target = targetOf(absolute, true);
+    const target = targetOf(path, absolute, true);
     failFast(target, timeout);
     return impl.async(target, options.bigint === true, timeout, options.signal);
   } catch (error) {
@@ -204,10 +223,10 @@ export function diskUsageSync(path: string, options?: DiskUsageSyncOptions | nul
   const timeout = options === undefined ? undefined : validateTimeout(options.timeout);
   const bounded = timeout !== undefined && timeout !== Infinity;
   if (guard.size === 0) {
-    const target = targetOf(absolute, bounded);
+    const target = targetOf(path, absolute, bounded);
     return bounded ? impl.syncWithTimeout(target, bigint, timeout) : impl.sync(target.osPath, target.path, bigint);
   }
-  const target = targetOf(absolute, true);
+  const target = targetOf(path, absolute, true);
   failFast(target, timeout ?? DEFAULT_TIMEOUT_MS);
   // While a mount is stuck, a direct probe of a path on another mount by
   // name could still follow a symlink into it and block for good: without a

@@ -29,9 +29,9 @@ function deviceKeyOf(dev: bigint): number {
   return deviceKey(Number(major), Number(minor));
 }
 
-function toUsage(counts: Counts, path: string, bigint: boolean, context: ProbeContext): AnyUsage {
+function toUsage(counts: Counts, osPath: string, path: string, bigint: boolean, context: ProbeContext): AnyUsage {
   const [bsize, blocks, bfree, bavail, files, ffree, dev] = counts;
-  const mount = context.mountOf(deviceKeyOf(dev), path);
+  const mount = context.mountOf(deviceKeyOf(dev), osPath, path);
   const total = blocks * bsize, free = bfree * bsize, available = bavail * bsize, used = total - free;
   const percent = usedPercentBig(used, available);
   // No f_favail in Node's StatFs: available inodes are the free ones.
@@ -70,6 +70,14 @@ function running(pid: number): boolean {
 /** How long past its timeout a probe waits for its helper process to start. */
 const HELPER_START_MS = 10_000;
 
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // gone already
+  }
+}
+
 interface Job {
   readonly id: number;
   readonly target: ProbeTarget;
@@ -97,7 +105,7 @@ export function createStatfsBackend(context: ProbeContext): ProbeBackend {
     finish(job);
     const counts = fields ? parseAnswer(fields, job.target.path) : codeNameError('EIO', 'statfs', job.target.path);
     if (counts instanceof Error) job.reject(counts);
-    else job.resolve(toUsage(counts, job.target.path, job.bigint, context));
+    else job.resolve(toUsage(counts, job.target.osPath, job.target.path, job.bigint, context));
   }
 
   function finish(job: Job): void {
@@ -120,7 +128,11 @@ export function createStatfsBackend(context: ProbeContext): ProbeBackend {
     }
     finish(job);
     if (starting) {
-      job.reject(helperStartError(job.target.path, timeout));
+      // A helper that has not started in all that time will not: it is
+      // killed (it is in no system call a mount could hold), and the next
+      // probe starts another.
+      pool.abandonUnstarted(job.id);
+      job.reject(helperStartError(job.target.path, Math.round(performance.now() - job.started)));
       return;
     }
     const { mountPoint, path } = job.target;
@@ -142,7 +154,7 @@ export function createStatfsBackend(context: ProbeContext): ProbeBackend {
         const { code = 'EIO', syscall = 'statfs' } = error as NodeJS.ErrnoException;
         throw codeNameError(code, syscall, path);
       }
-      return toUsage(counts, path, bigint, context);
+      return toUsage(counts, osPath, path, bigint, context);
     },
 
     syncWithTimeout(target, bigint, timeout) {
@@ -172,11 +184,15 @@ export function createStatfsBackend(context: ProbeContext): ProbeBackend {
       if (answer) {
         const counts = parseAnswer(answer, target.path);
         if (counts instanceof Error) throw counts;
-        return toUsage(counts, target.path, bigint, context);
+        return toUsage(counts, target.osPath, target.path, bigint, context);
       }
       if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ETIMEDOUT') {
-        // Out of time before the probe began: the helper's start-up, not the mount.
-        if (!helperStarted) throw helperStartError(target.path, timeout);
+        // Out of time before the probe began: the helper's start-up, not the
+        // mount. Not yet in a system call, the helper can still be killed.
+        if (!helperStarted) {
+          if (pid > 0) killQuietly(pid);
+          throw helperStartError(target.path, timeout);
+        }
         const token = -(++lastId);
         guard.markStuck(
           { mountPoint: target.mountPoint, path: target.path, since: started, token, settled: () => !(pid > 0 && running(pid)) },

@@ -88,6 +88,11 @@ class Helper {
     return had;
   }
 
+  /** Kills the helper if it has not started; its 'exit' answers what it owed. */
+  killUnstarted(): void {
+    if (!this.ready) this.child.kill('SIGKILL');
+  }
+
   /** Takes no work but its mount's; exits once its calls have returned. */
   retire(mountPoint: string): void {
     this.stuckOn = mountPoint;
@@ -144,9 +149,7 @@ export class HelperPool {
 
   /** Whether request `id` still waits for an answer. */
   outstanding(id: number): boolean {
-    if (this.current?.outstanding.has(id)) return true;
-    for (const helper of this.suspects) if (helper.outstanding.has(id)) return true;
-    return false;
+    return this.holding(id) !== undefined;
   }
 
   /**
@@ -155,8 +158,19 @@ export class HelperPool {
    * Undefined while its helper is starting.
    */
   waited(id: number): number | undefined {
-    const helper = this.current?.outstanding.has(id) ? this.current : [...this.suspects].find((suspect) => suspect.outstanding.has(id));
-    return helper?.waited(id);
+    return this.holding(id)?.waited(id);
+  }
+
+  /** Kills the helper holding request `id` if it has not started: its requests are answered as if it died. */
+  abandonUnstarted(id: number): void {
+    this.holding(id)?.killUnstarted();
+  }
+
+  /** The helper that holds request `id`, if any. */
+  private holding(id: number): Helper | undefined {
+    if (this.current?.outstanding.has(id)) return this.current;
+    for (const helper of this.suspects) if (helper.outstanding.has(id)) return helper;
+    return undefined;
   }
 
   /** Request `id` timed out: its helper is stuck, whatever its watch says. */

@@ -1,6 +1,6 @@
 // The public API's contract, run once per backend (see vitest.config.ts).
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, realpathSync, rmSync, statfsSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -98,6 +98,34 @@ describe.skipIf(announceSkip(`the API contract (${expected})`, posixPathsSkipRea
     rmSync(gone, { recursive: true });
     expect(() => diskUsageSync(gone)).toThrow(expect.objectContaining({ code: 'ENOENT', path: gone }));
     await expect(diskUsage(gone)).rejects.toMatchObject({ code: 'ENOENT', path: gone });
+  });
+
+  it('gives the kernel the path as written, as fs does: ".." after a symlink goes up from its target, "file/" is ENOTDIR, "missing/.." ENOENT', async () => {
+    const shm = '/dev/shm';
+    symlinkSync(shm, join(dir, 'shm-link'));
+    try {
+      const viaLink = `${dir}/shm-link/..`;  // the kernel: /dev, not `dir` (join() would normalize it away)
+      const node = statfsSync(viaLink, { bigint: true });
+      for (const usage of [diskUsageSync(viaLink, { bigint: true }), await diskUsage(viaLink, { bigint: true }), diskUsageSync(viaLink, { bigint: true, timeout: 5000 })]) {
+        expect(usage.total).toBe(node.blocks * node.bsize);
+        expect(usage.mountPoint).toBe(diskUsageSync(realpathSync.native(viaLink)).mountPoint);  // the kernel's answer: fs.realpathSync would drop the ".." by name first
+      }
+      const start = process.cwd();
+      try {
+        process.chdir(dir);
+        expect(diskUsageSync('shm-link/..', { bigint: true }).total).toBe(node.blocks * node.bsize);
+        expect((await diskUsage('shm-link/..', { bigint: true })).total).toBe(node.blocks * node.bsize);
+      } finally {
+        process.chdir(start);
+      }
+    } finally {
+      rmSync(join(dir, 'shm-link'));
+    }
+    for (const [path, code] of [[`${join(dir, 'file')}/`, 'ENOTDIR'], [`${dir}/file/..`, 'ENOTDIR'], [`${dir}/missing/..`, 'ENOENT']] as const) {
+      expect(() => statfsSync(path)).toThrow(expect.objectContaining({ code }));
+      expect(() => diskUsageSync(path)).toThrow(expect.objectContaining({ code }));
+      await expect(diskUsage(path)).rejects.toMatchObject({ code });
+    }
   });
 
   it('refuses an empty path with ENOENT naming it, as fs does, instead of probing the current directory', async () => {
@@ -227,6 +255,11 @@ describe.skipIf(announceSkip(`the API contract (${expected})`, posixPathsSkipRea
     expect(out.async).toEqual(['answered', 'answered']);
     expect(out.stuck).toEqual([]);
     expect(out.after).toEqual([dir, dir]);
+    // A helper cut off before it started is killed, not left to run (or to hang on a dead mount).
+    const deadline = Date.now() + 2000;
+    let left = '';
+    while ((left = spawnSync('pgrep', ['-f', `statfsHelper.js --once ${dir}`], { encoding: 'utf8' }).stdout.trim()) !== '' && Date.now() < deadline) spawnSync('sleep', ['0.1']);
+    expect(left).toBe('');
   });
 
   it('rejects with an AbortError when the signal aborts, and at once when it already has', async () => {
