@@ -292,7 +292,7 @@ async function main() {
   const finished = await runWorker({ mode: 'finish' });
   check(finished.ok, `a worker drives the raw binding and ends (${finished.error ?? finished.failures ?? ''})`);
   const parallel = await Promise.all([runWorker({ mode: 'finish' }), runWorker({ mode: 'finish' })]);
-  check(parallel.every((report) => report.ok), 'two workers at once');
+  check(parallel.every((report) => report.ok), `two workers at once (${parallel.map((report) => report.error ?? report.failures ?? '').join(' | ')})`);
   for (const delay of [0, 5, 40]) {
     const terminated = await runWorker({ mode: 'terminate' }, delay);
     check(terminated.code === 1 || terminated.ok, `a worker terminated ${delay} ms into its probes`);
