@@ -13,6 +13,18 @@ function packageVersion(): string {
   return manifest.version;
 }
 
+/**
+ * A reader that went away (`diskprobe df | head -1`) ends the command
+ * quietly, as SIGPIPE ends df; any other failure to write (a full disk) is
+ * one line on stderr, as df says "write error". Status 1 either way.
+ */
+function watchStdout(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') process.stderr.write(`diskprobe: write error: ${error.message}\n`);
+    process.exit(1);
+  });
+}
+
 async function run(command: Command): Promise<number> {
   switch (command.kind) {
     case 'help':
@@ -26,6 +38,7 @@ async function run(command: Command): Promise<number> {
       return serve(command.options);
     }
     case 'df': {
+      watchStdout();
       // The probes run in a child process (see dfIsolated.ts), which loads
       // the native addon; --help and --version never do.
       const { runDfIsolated } = await import('./dfIsolated.js');

@@ -1,12 +1,12 @@
 // The built command end to end: argument handling, exit statuses, and df's
 // output on this machine's root file system.
 import { spawnSync } from 'node:child_process';
-import { cpSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { announceSkip, df, gnuDfSkipReason, linuxSkipReason, posixPathsSkipReason, projectRoot, tempDir } from '../helpers/system.js';
-import { gnuDf, runCli, tableRows, whileStill } from './cliProcess.js';
+import { announceSkip, df, gnuDfSkipReason, has, linuxSkipReason, posixPathsSkipReason, projectRoot, tempDir } from '../helpers/system.js';
+import { cliPath, gnuDf, runCli, tableRows, whileStill } from './cliProcess.js';
 
 const MISSING = '/nonexistent-diskprobe-cli-test';
 
@@ -60,6 +60,16 @@ describe('diskprobe', () => {
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }
+  });
+
+  it.skipIf(announceSkip('df with a closed or full stdout', existsSync('/dev/full') && has('bash') ? undefined : 'needs /dev/full and bash'))('ends quietly when its reader goes away, and says "write error" when stdout is full, exit status 1 either way', () => {
+    const closed = spawnSync('bash', ['-c', `"$0" "$1" df | true; echo "status \${PIPESTATUS[0]}"`, process.execPath, cliPath], { encoding: 'utf8' });
+    expect(closed.stderr).toBe('');
+    expect(closed.stdout).toBe('status 1\n');
+    const full = spawnSync('bash', ['-c', `"$0" "$1" df > /dev/full; echo "status $?"`, process.execPath, cliPath], { encoding: 'utf8' });
+    expect(full.stderr).toMatch(/^diskprobe: write error: ENOSPC: no space left on device/);
+    expect(full.stderr.trim().split('\n')).toHaveLength(1);
+    expect(full.stdout).toBe('status 1\n');
   });
 
   it('runs the MCP server with no arguments or "serve", and ends at EOF', () => {

@@ -13,7 +13,8 @@ const fixtureBinary = join(projectRoot, 'test/.fixtures/fusefix');
 
 export const isRoot = process.getuid?.() === 0;
 
-function has(command: string): boolean {
+/** Whether `command` is on the PATH. */
+export function has(command: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
 }
 
