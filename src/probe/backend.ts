@@ -15,6 +15,18 @@ export interface ProbeTarget {
   readonly mount?: MountEntry | undefined;
 }
 
+const WINDOWS = process.platform === 'win32';
+
+/**
+ * The path errors name for a probe of `osPath` (reported as `path`): on
+ * POSIX the path as the kernel was given it, absolute but not normalized,
+ * as fs names it (so "missing/.." is not named as the directory it is by
+ * name); on Windows, `path`.
+ */
+export function namedPath(osPath: string, path: string): string {
+  return WINDOWS ? path : osPath;
+}
+
 export interface ProbeContext {
   readonly guard: DeadMountGuard;
   /** The mount that holds the file the kernel found for `osPath` (reported as `path`), whose st_dev is `key`. */

@@ -1,7 +1,7 @@
 // Probes through the addon: statvfs + stat in one call, exact bytes from
 // f_frsize, and asynchronous probes on the addon's own threads.
 import type { AnyUsage, ProbeBackend, ProbeContext, ProbeTarget } from './backend.js';
-import { LaneIds } from './backend.js';
+import { LaneIds, namedPath } from './backend.js';
 import { abortError, errnoError, timeoutError } from './errors.js';
 import { type Deadline, DeadlineTimer } from './deadlines.js';
 import { deviceKey, type MountEntry } from './mountTable.js';
@@ -243,7 +243,7 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
     }
     settle(id, waiter);
     if (status === 0) waiter.resolve(readSlots(target.osPath, target.path, waiter.bigint, names, recalled?.mount, recalled === undefined));
-    else waiter.reject(failure(status, target.path));
+    else waiter.reject(failure(status, namedPath(target.osPath, target.path)));
   });
 
   /** A probe on this thread (see ProbeBackend.sync); `recalled` is what the last full probe of `path` learned. */
@@ -261,7 +261,7 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
       recalled = undefined;
       status = binding.statSync(osPath, true);
     }
-    if (status !== 0) throw failure(status, path);
+    if (status !== 0) throw failure(status, namedPath(osPath, path));
     return readSlots(osPath, path, bigint, undefined, recalled?.mount, recalled === undefined);
   }
 
@@ -282,7 +282,7 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
     syncWithTimeout(target, bigint, timeout) {
       const inline = probeInline(target);
       if (inline !== undefined && inline !== LEAVES_MOUNT) {
-        if (inline !== 0) throw failure(inline, target.path);
+        if (inline !== 0) throw failure(inline, namedPath(target.osPath, target.path));
         return readSlots(target.osPath, target.path, bigint, undefined, target.mount);
       }
       const key = probeKey(target, inline);
@@ -291,16 +291,16 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
       const status = binding.statSyncTimeout(target.osPath, laneOf(target, key), id, timeout, true);
       if (status === TIMED_OUT) {
         markStuck(id, target, key, started, timeout);
-        throw timeoutError(target.path, key, timeout, undefined, key !== target.mountPoint);
+        throw timeoutError(namedPath(target.osPath, target.path), key, timeout, undefined, key !== target.mountPoint);
       }
-      if (status !== 0) throw failure(status, target.path);
+      if (status !== 0) throw failure(status, namedPath(target.osPath, target.path));
       return readSlots(target.osPath, target.path, bigint, undefined);
     },
 
     async(target, bigint, timeout, signal) {
       const inline = probeInline(target);
       if (inline !== undefined && inline !== LEAVES_MOUNT) {
-        return inline === 0 ? Promise.resolve(readSlots(target.osPath, target.path, bigint, undefined, target.mount)) : Promise.reject(failure(inline, target.path));
+        return inline === 0 ? Promise.resolve(readSlots(target.osPath, target.path, bigint, undefined, target.mount)) : Promise.reject(failure(inline, namedPath(target.osPath, target.path)));
       }
       return new Promise((resolve, reject) => {
         const recalled = known.get(target.osPath);
@@ -316,7 +316,7 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
           // The deadline's timer keeps the loop alive meanwhile.
           waiter.deadline = deadlines.add(timeout, () => {
             markStuck(waiter.id, target, waiter.key, waiter.started, timeout);
-            abandon(waiter.id, timeoutError(target.path, waiter.key, timeout, undefined, waiter.key !== target.mountPoint));
+            abandon(waiter.id, timeoutError(namedPath(target.osPath, target.path), waiter.key, timeout, undefined, waiter.key !== target.mountPoint));
           });
         }
         if (signal) {

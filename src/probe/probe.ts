@@ -4,7 +4,7 @@ import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, parse, resolve, toNamespacedPath } from 'node:path';
 
-import type { AnyUsage, ProbeBackend, ProbeContext, ProbeTarget } from './backend.js';
+import { type AnyUsage, namedPath, type ProbeBackend, type ProbeContext, type ProbeTarget } from './backend.js';
 import { DeadMountGuard, type MountEvent } from './deadMountGuard.js';
 import { abortError, codeError, codeNameError, timeoutError, validateOptions, validatePath, validatePathLength, validateSignal, validateTimeout } from './errors.js';
 import { readMountTable } from './mountSources.js';
@@ -168,10 +168,11 @@ function targetOf(path: string, absolute: string, withMount: boolean): ProbeTarg
 function failFast(target: ProbeTarget, timeout: number): void {
   if (guard.size === 0) return;
   const stuck = guard.blocking(target.mountPoint);
-  if (stuck) throw timeoutError(target.path, stuck.mountPoint, timeout, performance.now() - stuck.since);
+  const named = namedPath(target.osPath, target.path);
+  if (stuck) throw timeoutError(named, stuck.mountPoint, timeout, performance.now() - stuck.since);
   for (let path = target.path; path.length > target.mountPoint.length; path = dirname(path)) {
     const below = guard.blocking(path);
-    if (below) throw timeoutError(target.path, below.mountPoint, timeout, performance.now() - below.since, true);
+    if (below) throw timeoutError(named, below.mountPoint, timeout, performance.now() - below.since, true);
   }
 }
 

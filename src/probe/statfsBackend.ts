@@ -10,7 +10,7 @@
 // call and keeps the process from exiting.
 import { readFileSync, statfsSync, statSync } from 'node:fs';
 
-import type { AnyUsage, ProbeBackend, ProbeContext, ProbeTarget } from './backend.js';
+import { type AnyUsage, namedPath, type ProbeBackend, type ProbeContext, type ProbeTarget } from './backend.js';
 import { abortError, codeNameError, helperStartError, timeoutError } from './errors.js';
 import { deviceKey } from './mountTable.js';
 import { usedPercentBig } from './percent.js';
@@ -103,7 +103,8 @@ export function createStatfsBackend(context: ProbeContext): ProbeBackend {
       return;
     }
     finish(job);
-    const counts = fields ? parseAnswer(fields, job.target.path) : codeNameError('EIO', 'statfs', job.target.path);
+    const named = namedPath(job.target.osPath, job.target.path);
+    const counts = fields ? parseAnswer(fields, named) : codeNameError('EIO', 'statfs', named);
     if (counts instanceof Error) job.reject(counts);
     else job.resolve(toUsage(counts, job.target.osPath, job.target.path, job.bigint, context));
   }
@@ -132,13 +133,13 @@ export function createStatfsBackend(context: ProbeContext): ProbeBackend {
       // killed (it is in no system call a mount could hold), and the next
       // probe starts another.
       pool.abandonUnstarted(job.id);
-      job.reject(helperStartError(job.target.path, Math.round(performance.now() - job.started)));
+      job.reject(helperStartError(namedPath(job.target.osPath, job.target.path), Math.round(performance.now() - job.started)));
       return;
     }
     const { mountPoint, path } = job.target;
     guard.markStuck({ mountPoint, path, since: job.started, token: job.id, settled: () => !pool.outstanding(job.id) }, timeout);
     pool.timedOut(job.id, mountPoint);
-    job.reject(timeoutError(path, mountPoint, timeout));
+    job.reject(timeoutError(namedPath(job.target.osPath, path), mountPoint, timeout));
   }
 
   return {
@@ -152,7 +153,7 @@ export function createStatfsBackend(context: ProbeContext): ProbeBackend {
         counts = [fs.bsize, fs.blocks, fs.bfree, fs.bavail, fs.files, fs.ffree, st.dev];
       } catch (error) {
         const { code = 'EIO', syscall = 'statfs' } = error as NodeJS.ErrnoException;
-        throw codeNameError(code, syscall, path);
+        throw codeNameError(code, syscall, namedPath(osPath, path));
       }
       return toUsage(counts, osPath, path, bigint, context);
     },
@@ -182,7 +183,7 @@ export function createStatfsBackend(context: ProbeContext): ProbeBackend {
         }
       }
       if (answer) {
-        const counts = parseAnswer(answer, target.path);
+        const counts = parseAnswer(answer, namedPath(target.osPath, target.path));
         if (counts instanceof Error) throw counts;
         return toUsage(counts, target.osPath, target.path, bigint, context);
       }
@@ -191,16 +192,16 @@ export function createStatfsBackend(context: ProbeContext): ProbeBackend {
         // mount. Not yet in a system call, the helper can still be killed.
         if (!helperStarted) {
           if (pid > 0) killQuietly(pid);
-          throw helperStartError(target.path, timeout);
+          throw helperStartError(namedPath(target.osPath, target.path), timeout);
         }
         const token = -(++lastId);
         guard.markStuck(
           { mountPoint: target.mountPoint, path: target.path, since: started, token, settled: () => !(pid > 0 && running(pid)) },
           timeout,
         );
-        throw timeoutError(target.path, target.mountPoint, timeout);
+        throw timeoutError(namedPath(target.osPath, target.path), target.mountPoint, timeout);
       }
-      throw codeNameError('EIO', 'statfs', target.path);
+      throw codeNameError('EIO', 'statfs', namedPath(target.osPath, target.path));
     },
 
     async(target, bigint, timeout, signal) {

@@ -122,10 +122,13 @@ describe.skipIf(announceSkip(`the API contract (${expected})`, posixPathsSkipRea
       rmSync(join(dir, 'shm-link'));
     }
     for (const [path, code] of [[`${join(dir, 'file')}/`, 'ENOTDIR'], [`${dir}/file/..`, 'ENOTDIR'], [`${dir}/missing/..`, 'ENOENT']] as const) {
-      expect(() => statfsSync(path)).toThrow(expect.objectContaining({ code }));
-      expect(() => diskUsageSync(path)).toThrow(expect.objectContaining({ code }));
-      await expect(diskUsage(path)).rejects.toMatchObject({ code });
+      // Named as written, as fs names them: not as the directory they are by name.
+      expect(() => statfsSync(path)).toThrow(expect.objectContaining({ code, path }));
+      expect(() => diskUsageSync(path)).toThrow(expect.objectContaining({ code, path, message: expect.stringContaining(`'${path}'`) }));
+      await expect(diskUsage(path)).rejects.toMatchObject({ code, path });
     }
+    // A relative one, made absolute against the working directory.
+    expect(() => diskUsageSync('missing-here/..')).toThrow(expect.objectContaining({ code: 'ENOENT', path: `${process.cwd()}/missing-here/..` }));
   });
 
   it('refuses an empty path with ENOENT naming it, as fs does, instead of probing the current directory', async () => {
