@@ -7,7 +7,7 @@
 // waits are killable); a command cannot, because its caller waits for it to
 // exit. So the probing happens in a child that the command can leave behind:
 // the command prints, exits with the child's status, and never waits for it.
-// The price is one more Node start-up, about 40 ms.
+// The price is one more Node start-up, about 40-100 ms.
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 

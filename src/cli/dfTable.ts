@@ -72,7 +72,8 @@ function numberCells(usage: DiskUsage<bigint>, inodes: boolean): { cells: string
     return { cells, percent: usage.usedPercent, hasSpace };
   }
   const counts = usage.inodes;
-  if (counts === null) return { cells: ['-', '-', '-', '-'], percent: 0, hasSpace: false };
+  // No inodes (btrfs, vfat, ramfs, ... report none): df shows 0 0 0 -.
+  if (counts === null) return { cells: ['0', '0', '0', '-'], percent: 0, hasSpace: false };
   // IFree is f_ffree, as df prints it (get_field_values in df.c), not f_favail.
   const hasSpace = counts.used + counts.free !== 0n;
   const cells = [humanSize(counts.total), humanSize(counts.used), humanSize(counts.free), percentCell(counts.usedPercent, hasSpace)];

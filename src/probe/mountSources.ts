@@ -15,7 +15,7 @@ export function readMountTable(binding: NativeBinding | undefined): MountTable {
     }
   }
   const windows = process.platform === 'win32';
-  let listed: Array<Omit<MountEntry, 'pseudo' | 'deviceKey' | 'root' | 'mountId' | 'answersFromMemory'>> | null = null;
+  let listed: Array<Omit<MountEntry, 'pseudo' | 'deviceKey' | 'root' | 'mountId' | 'parentId' | 'answersFromMemory'>> | null = null;
   try {
     listed = binding?.listMounts() ?? (windows ? windowsDrives() : darwinMounts());
   } catch {
@@ -27,13 +27,14 @@ export function readMountTable(binding: NativeBinding | undefined): MountTable {
     deviceKey: NaN,
     root: windows ? '\\' : '/',
     mountId: NaN,
+    parentId: NaN,
     answersFromMemory: false,
   }));
   return windows ? new MountTable(entries, '\\', true) : new MountTable(entries);
 }
 
 /** Without the addon on Windows: the drive letters that exist. */
-function windowsDrives(): Array<Omit<MountEntry, 'pseudo' | 'deviceKey' | 'root' | 'mountId' | 'answersFromMemory'>> {
+function windowsDrives(): Array<Omit<MountEntry, 'pseudo' | 'deviceKey' | 'root' | 'mountId' | 'parentId' | 'answersFromMemory'>> {
   const drives = [];
   for (let code = 65; code <= 90; code++) {
     const root = `${String.fromCharCode(code)}:\\`;
@@ -43,7 +44,7 @@ function windowsDrives(): Array<Omit<MountEntry, 'pseudo' | 'deviceKey' | 'root'
 }
 
 /** Without the addon on macOS: mount(8)'s "device on /path (type, options)" lines. */
-function darwinMounts(): Array<Omit<MountEntry, 'pseudo' | 'deviceKey' | 'root' | 'mountId' | 'answersFromMemory'>> {
+function darwinMounts(): Array<Omit<MountEntry, 'pseudo' | 'deviceKey' | 'root' | 'mountId' | 'parentId' | 'answersFromMemory'>> {
   // Loaded here, the one place it is needed, rather than at every start-up.
   const { execFileSync } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
   const output = execFileSync('/sbin/mount', { encoding: 'utf8', timeout: 5000 });

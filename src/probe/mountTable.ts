@@ -14,6 +14,8 @@ export interface MountEntry extends Mount {
   readonly remote: boolean;
   /** The kernel's id of this mount (mountinfo's first field; Linux), or NaN. */
   readonly mountId: number;
+  /** The id of the mount it is mounted on (mountinfo's second field; Linux), or NaN. */
+  readonly parentId: number;
   /**
    * Whether the file system answers statfs from memory, never from a device
    * or a server: a cached path beneath it can be probed inline (Linux).
@@ -28,6 +30,12 @@ const PSEUDO_TYPES = new Set([
   'ignore', 'kernfs', 'mqueue', 'nfsd', 'none', 'nsfs', 'pipefs', 'proc', 'pstore', 'ramfs', 'rpc_pipefs',
   'securityfs', 'selinuxfs', 'smackfs', 'sockfs', 'spufs', 'subfs', 'sysfs', 'tracefs',
 ]);
+
+/**
+ * What df (gnulib's mountlist, ME_DUMMY) leaves out without -a whatever
+ * their size; every other file system is left out only when it is empty.
+ */
+const DF_DUMMY_TYPES = new Set(['autofs', 'proc', 'subfs', 'debugfs', 'devpts', 'fusectl', 'fuse.portal', 'mqueue', 'rpc_pipefs', 'sysfs', 'devfs', 'kernfs', 'ignore', 'none']);
 
 const REMOTE_TYPES = /^(nfs\d?|cifs|smb3?|smbfs|ncpfs|afs|9p|ceph|glusterfs|fuse\.sshfs|sshfs|lustre|gfs2?|ocfs2|beegfs|davfs|fuse\.rclone)$/;
 
@@ -87,6 +95,7 @@ export function parseMountInfo(text: string): MountEntry[] {
       root: decodeMountField(fields[3] ?? '/'),
       remote: isRemote(fsType, device),
       mountId: Number(fields[0]),
+      parentId: Number(fields[1]),
       answersFromMemory: answersFromMemory(fsType, [...options, ...superOptions]),
     });
   }
@@ -211,29 +220,38 @@ export class MountTable {
   }
 
   /**
-   * The mounts `df` lists without -a: no pseudo file systems, one mount per
-   * device, chosen by coreutils' rules (a real device name wins, then the
-   * mount nearest the root, then an over-mount). Empty ones are dropped by
+   * The mounts `df` lists without -a, in its order: none of the types it
+   * calls dummy, and one mount per device, chosen by coreutils' rules (a
+   * real device name wins, then the mount nearest the root, then an
+   * over-mount), the winner in the place of the device's first mount. The
+   * device of a mount is the one its mount point shows now: a mount hidden
+   * by a later mount over it, or over a directory above it, counts as that
+   * later mount's device (df learns it by stat). Empty ones are dropped by
    * the caller, which knows their sizes.
    */
   dfCandidates(): MountEntry[] {
-    const visibleKey = new Map<string, number>();
-    for (const entry of this.entries) visibleKey.set(entry.mountPoint, entry.deviceKey);
-    const kept = new Map<number, MountEntry>();
-    const dropped = new Set<MountEntry>();
+    const slots: Array<{ entry: MountEntry }> = [];
+    const byKey = new Map<number, { entry: MountEntry }>();
+    const byId = new Map(this.entries.map((entry) => [entry.mountId, entry]));
     for (const entry of this.entries) {
-      if (entry.pseudo) {
-        dropped.add(entry);
+      if (DF_DUMMY_TYPES.has(entry.fsType)) continue;
+      const key = this.shownAt(entry, byId).deviceKey;
+      if (Number.isNaN(key)) {
+        slots.push({ entry });
         continue;
       }
-      const key = visibleKey.get(entry.mountPoint)!;
-      if (Number.isNaN(key)) continue;
-      const existing = kept.get(key);
-      if (!existing) {
-        kept.set(key, entry);
+      const slot = byKey.get(key);
+      if (slot === undefined) {
+        const created = { entry };
+        byKey.set(key, created);
+        slots.push(created);
         continue;
       }
-      if (entry.remote && existing.remote && entry.device !== existing.device) continue;
+      const existing = slot.entry;
+      if (entry.remote && existing.remote && entry.device !== existing.device) {
+        slots.push({ entry });  // df keeps remote mounts of different exports apart
+        continue;
+      }
       const nearerRoot = existing.mountPoint.length > entry.mountPoint.length;
       const sourceBelowRoot = existing.root.length < entry.root.length;
       if (
@@ -241,13 +259,29 @@ export class MountTable {
         (nearerRoot && !sourceBelowRoot) ||
         (existing.device !== entry.device && existing.mountPoint === entry.mountPoint)
       ) {
-        dropped.add(existing);
-        kept.set(key, entry);
-      } else {
-        dropped.add(entry);
+        slot.entry = entry;
       }
     }
-    return this.entries.filter((entry) => !dropped.has(entry));
+    return slots.map((slot) => slot.entry);
+  }
+
+  /**
+   * The mount whose file system `entry`'s mount point shows now: `entry`, or
+   * the mount that hides it, mounted later on the same point or on a
+   * directory above it (one that is not among the mounts `entry` is itself
+   * mounted on). By mountinfo's parent ids; Linux. Elsewhere, `entry`.
+   */
+  private shownAt(entry: MountEntry, byId: ReadonlyMap<number, MountEntry>): MountEntry {
+    if (Number.isNaN(entry.parentId)) return entry;
+    const beneath = new Set<number>();
+    for (let at = byId.get(entry.parentId); at !== undefined && !beneath.has(at.mountId); at = byId.get(at.parentId)) beneath.add(at.mountId);
+    let shown = entry;
+    for (const candidate of this.entries) {
+      if (candidate === entry || beneath.has(candidate.mountId) || !isWithin(entry.mountPoint, candidate.mountPoint, this.separator, this.foldCase)) continue;
+      // Several hide it: the one mounted deepest shows (ties: the later).
+      if (shown === entry || candidate.mountPoint.length >= shown.mountPoint.length) shown = candidate;
+    }
+    return shown;
   }
 }
 

@@ -11,6 +11,8 @@ import type { CancelSignal } from './types.js';
 import { makeInodes, makeUsage } from './usage.js';
 
 const SAFE = Number.MAX_SAFE_INTEGER;
+/** 2^64 - 1 as a double (2^64): a count the file system says it does not know. */
+const UNKNOWN_COUNT = 2 ** 64;
 const TIMED_OUT = -1;
 
 /**
@@ -130,7 +132,8 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
       mountPoint = mount.mountPoint;
       fsType = mount.fsType;
     }
-    const hasInodes = (flags & Flag.hasInodes) !== 0;
+    // 2^64 - 1 inodes is "unknown" (hugetlbfs without a limit): none to report.
+    const hasInodes = (flags & Flag.hasInodes) !== 0 && f64[Slot.files]! < UNKNOWN_COUNT;
     if (bigint) {
       const total = u64[Slot.total]!, free = u64[Slot.free]!, available = u64[Slot.avail]!;
       const used = total - free;

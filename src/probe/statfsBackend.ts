@@ -18,6 +18,9 @@ import { childProcess, helperPath, HelperPool } from './statfsHelperPool.js';
 import type { CancelSignal } from './types.js';
 import { makeInodes, makeUsage } from './usage.js';
 
+/** 2^64 - 1: a count the file system says it does not know. */
+const UNKNOWN_COUNT = 2n ** 64n - 1n;
+
 /** bsize, blocks, bfree, bavail, files, ffree, dev: what statfs and stat tell. */
 type Counts = readonly [bigint, bigint, bigint, bigint, bigint, bigint, bigint];
 
@@ -35,14 +38,16 @@ function toUsage(counts: Counts, osPath: string, path: string, bigint: boolean, 
   const total = blocks * bsize, free = bfree * bsize, available = bavail * bsize, used = total - free;
   const percent = usedPercentBig(used, available);
   // No f_favail in Node's StatFs: available inodes are the free ones.
-  const inodePercent = files > 0n ? usedPercentBig(files - ffree, ffree) : 0;
+  // None (0), or 2^64 - 1, "unknown" (hugetlbfs without a limit): none to report.
+  const hasInodes = files > 0n && files < UNKNOWN_COUNT;
+  const inodePercent = hasInodes ? usedPercentBig(files - ffree, ffree) : 0;
   const mountPoint = mount?.mountPoint ?? null;
   const fsType = mount?.fsType ?? null;
   if (bigint) {
-    const inodes = files > 0n ? makeInodes(files, ffree, ffree, files - ffree, inodePercent) : null;
+    const inodes = hasInodes ? makeInodes(files, ffree, ffree, files - ffree, inodePercent) : null;
     return makeUsage(path, mountPoint, fsType, total, free, available, used, percent, bsize, inodes, 'statfs');
   }
-  const inodes = files > 0n ? makeInodes(Number(files), Number(ffree), Number(ffree), Number(files - ffree), inodePercent) : null;
+  const inodes = hasInodes ? makeInodes(Number(files), Number(ffree), Number(ffree), Number(files - ffree), inodePercent) : null;
   return makeUsage(path, mountPoint, fsType, Number(total), Number(free), Number(available), Number(used), percent, Number(bsize), inodes, 'statfs');
 }
 

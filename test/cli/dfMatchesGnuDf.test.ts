@@ -2,7 +2,9 @@
 // identical, widths and rounding included. Paths are always named: without
 // them both would probe every mount, and GNU df hangs on a dead one that
 // another test may have up.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -105,6 +107,27 @@ describe.skipIf(announceSkip('diskprobe df vs df on tmpfs made for the test', ro
         expect([usage.inodes?.total, usage.inodes?.used, usage.inodes?.free]).toEqual([gnu.itotal, gnu.iused, gnu.ifree]);
       });
       expect(usages.at(-1)?.inodes?.total).toBe(String(2n ** 53n + 1n));
+    });
+  },
+);
+
+describe.skipIf(announceSkip('diskprobe df vs df on a file system with no inodes', rootSkipReason ?? gnuDfSkipReason))(
+  'diskprobe df vs GNU df on ramfs, which reports no blocks and no inodes',
+  () => {
+    let dir = '';
+    beforeAll(() => {
+      dir = mkdtempSync(join(tmpdir(), 'diskprobe-ramfs-'));
+      spawnSync('mount', ['-t', 'ramfs', 'ramfs', dir], { stdio: 'inherit' });
+    });
+    afterAll(() => {
+      spawnSync('umount', [dir]);
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('prints 0 0 0 - as df -hT and df -hiT do', () => {
+      expect(runCli(['df', dir]).stdout).toBe(gnuDf(['-hT', dir]));
+      expect(runCli(['df', '--inodes', dir]).stdout).toBe(gnuDf(['-hiT', dir]));
+      expect(runCli(['df', '--inodes', dir]).stdout).toMatch(/ramfs +0 +0 +0 +- /);
     });
   },
 );
