@@ -140,7 +140,11 @@ export function validatePathLength(path: string, syscall: string): void {
 /** Validates a timeout option: a positive number of milliseconds, or Infinity. */
 export function validateTimeout(timeout: unknown, name = 'timeout'): number | undefined {
   if (timeout === undefined) return undefined;
-  if (typeof timeout !== 'number' || Number.isNaN(timeout) || timeout <= 0 || (timeout > 2 ** 31 - 1 && timeout !== Infinity)) {
+  if (typeof timeout !== 'number') {
+    const received = timeout === null ? 'null' : typeof timeout === 'object' ? 'an instance of Object' : `type ${typeof timeout} (${JSON.stringify(timeout)})`;
+    throw codeError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "options.${name}" property must be of type number. Received ${received}`);
+  }
+  if (Number.isNaN(timeout) || timeout <= 0 || (timeout > 2 ** 31 - 1 && timeout !== Infinity)) {
     throw codeError(
       RangeError,
       'ERR_OUT_OF_RANGE',

@@ -78,9 +78,9 @@ describe('renderDfTable', () => {
     );
   });
 
-  it('shows "-" for inode counts a file system does not have, and for Use% with nothing to divide', () => {
+  it('shows 0 for inode counts a file system does not have, and "-" for Use% with nothing to divide, as df does', () => {
     const empty = row({ total: 0n, free: 0n, available: 0n, used: 0n, usedPercent: 0, inodes: null });
-    expect(renderDfTable([empty], { inodes: true, usageBar: false })).toContain('/dev/sda1      ext4      -     -     -     - /m\n');
+    expect(renderDfTable([empty], { inodes: true, usageBar: false })).toContain('/dev/sda1      ext4      0     0     0     - /m\n');
     expect(renderDfTable([empty], { inodes: false, usageBar: false })).toContain('/dev/sda1      ext4     0     0     0    - /m\n');
   });
 
