@@ -51,12 +51,14 @@ Options for serve:
 
 Options for df:
   --json                Print exact JSON (integers, even above 2^53) instead of a table
-  --inodes              Show inode counts instead of bytes, like df -hiT
+  -i, --inodes          Show inode counts instead of bytes, like df -hiT
+  -h, -T                Accepted as df takes them: sizes are always human-readable
+                        and types always shown
   --timeout <ms>        Give each file system this long to answer (default ${DEFAULT_TIMEOUT_MS});
                         one that does not is shown as "not responding"
 
 Options:
-  -h, --help            Show this help
+  -h, --help            Show this help (after df, -h is df's -h)
   --version             Print diskprobe's version
 
 Exit status: 0 if all went well, 1 if a path failed or a file system did not
@@ -77,10 +79,15 @@ const SERVE_OPTIONS = {
 } as const;
 
 const DF_OPTIONS = {
-  ...GLOBAL_OPTIONS,
+  help: { type: 'boolean' },
+  version: { type: 'boolean' },
   json: { type: 'boolean' },
-  inodes: { type: 'boolean' },
+  inodes: { type: 'boolean', short: 'i' },
   timeout: { type: 'string' },
+  // df's own habits (df -hT, df -hi): sizes are always human-readable and
+  // types always shown, so these change nothing; -h is not --help here.
+  'human-readable': { type: 'boolean', short: 'h' },
+  'print-type': { type: 'boolean', short: 'T' },
 } as const;
 
 // parseArgs's own messages run to three sentences ("Unknown option '--foo'.

@@ -12,6 +12,11 @@ describe('parseCommandLine', () => {
     expect(parseCommandLine(['df', '--json', '/', '--inodes', '/tmp'])).toEqual(df({ json: true, inodes: true, paths: ['/', '/tmp'] }));
     expect(parseCommandLine(['df', '--timeout', '250', '/'])).toEqual(df({ timeout: 250, paths: ['/'] }));
     expect(parseCommandLine(['df', '--timeout=1', '--', '-odd-name'])).toEqual(df({ timeout: 1, paths: ['-odd-name'] }));
+    // df's habits: -h and -T change nothing (always so), -i is --inodes.
+    expect(parseCommandLine(['df', '-hT', '/'])).toEqual(df({ paths: ['/'] }));
+    expect(parseCommandLine(['df', '-h'])).toEqual(df());
+    expect(parseCommandLine(['df', '-hiT', '/'])).toEqual(df({ inodes: true, paths: ['/'] }));
+    expect(parseCommandLine(['df', '-i', '--json'])).toEqual(df({ inodes: true, json: true }));
   });
 
   it('asks for help or the version before anything else', () => {
