@@ -64,11 +64,4 @@ export class LaneIds {
     if (id === undefined) this.ids.set(key, (id = ++this.last));
     return id;
   }
-
-  /** A fresh lane for `key`, from now on: its old one holds a call stuck in the kernel. */
-  renew(key: string): number {
-    const id = ++this.last;
-    this.ids.set(key, id);
-    return id;
-  }
 }

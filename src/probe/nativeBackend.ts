@@ -39,14 +39,8 @@ const KNOWN_LIMIT = 1024;
 /** Lanes per mount for paths that lead off it (see laneOf). */
 const OFF_MOUNT_LANES = 4;
 
-/** Fresh lanes a mount gets, at most, for paths found at a timeout to lead off it (see settleTimeout). */
-const RENEWED_LANES = 4;
-
 interface Waiter {
-  /** Its probe's id; a new one when the probe moves to another lane. */
-  id: number;
-  /** The lane it was queued in. */
-  lane: number;
+  readonly id: number;
   /** What its timeout marks as stuck (probeKey), and its lane's key. */
   readonly key: string;
   readonly target: ProbeTarget;
@@ -217,44 +211,6 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
     return lanes.of(`${target.mountPoint}\0${(hash >>> 0) % OFF_MOUNT_LANES}`);
   }
 
-  /** How many times each mount's lane was renewed (see settleTimeout). */
-  const renewals = new Map<string, number>();
-
-  /**
-   * What to make of a probe that timed out, keyed `key`. On a mount that
-   * keeps its counts in memory, the path is tried inline once more first:
-   * the probe's own walk on the addon's thread may have filled the kernel's
-   * cache since it began. Answered now, the probe was only queued behind
-   * another that is stuck: the answer stands (a usage, or an errno). Seen now
-   * to lead off its mount (a symlink into a dead mount whose directories
-   * were not cached when it began), it is the path that does not answer, not
-   * its mount: the path is what is marked, and the mount gets a fresh lane
-   * (at most RENEWED_LANES times), its probes queued behind the stuck one
-   * moved there. Otherwise the key stands: the mount is marked.
-   */
-  function settleTimeout(target: ProbeTarget, key: string, stuckId: number): { readonly key: string } | { readonly status: number } {
-    if (key !== target.mountPoint) return { key };
-    const inline = probeInline(target);
-    if (inline === undefined) return { key };
-    if (inline !== LEAVES_MOUNT) return { status: inline };
-    const renewed = renewals.get(key) ?? 0;
-    if (renewed >= RENEWED_LANES) return { key };
-    renewals.set(key, renewed + 1);
-    const stuckLane = lanes.of(key);
-    const lane = lanes.renew(key);
-    for (const waiter of [...waiting.values()]) {
-      if (waiter.lane !== stuckLane || waiter.id === stuckId) continue;
-      // It stays queued behind the stuck call, as cancelled; its answer is ignored.
-      binding.abandon(waiter.id);
-      waiting.delete(waiter.id);
-      waiter.id = nextId();
-      waiter.lane = lane;
-      waiting.set(waiter.id, waiter);
-      submit(waiter.target.osPath, lane, waiter.id, waiter.recalled === undefined);
-    }
-    return { key: target.path };
-  }
-
   function markStuck(id: number, target: ProbeTarget, key: string, started: number, timeout: number): void {
     guard.markStuck({ mountPoint: key, path: target.path, since: started, token: id, settled: () => !binding.pending(id) }, timeout);
   }
@@ -285,7 +241,7 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
     if (status === 0 && recalled !== undefined && !sameFileSystem(recalled)) {
       // Another file system answers for the path now: ask again, with the device.
       waiter.recalled = undefined;
-      submit(target.osPath, waiter.lane, id, true);
+      submit(target.osPath, laneOf(target, waiter.key), id, true);
       return;
     }
     settle(id, waiter);
@@ -332,19 +288,13 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
         if (inline !== 0) throw failure(inline, namedPath(target.osPath, target.path));
         return readSlots(target.osPath, target.path, bigint, undefined, target.mount);
       }
-      const probed = probeKey(target, inline);
+      const key = probeKey(target, inline);
       const id = nextId();
       const started = performance.now();
-      const status = binding.statSyncTimeout(target.osPath, laneOf(target, probed), id, timeout, true);
+      const status = binding.statSyncTimeout(target.osPath, laneOf(target, key), id, timeout, true);
       if (status === TIMED_OUT) {
-        const settled = settleTimeout(target, probed, id);
-        if ('status' in settled) {
-          binding.abandon(id);
-          if (settled.status !== 0) throw failure(settled.status, namedPath(target.osPath, target.path));
-          return readSlots(target.osPath, target.path, bigint, undefined, target.mount);
-        }
-        markStuck(id, target, settled.key, started, timeout);
-        throw timeoutError(namedPath(target.osPath, target.path), settled.key, timeout, undefined, settled.key !== target.mountPoint);
+        markStuck(id, target, key, started, timeout);
+        throw timeoutError(namedPath(target.osPath, target.path), key, timeout, undefined, key !== target.mountPoint);
       }
       if (status !== 0) throw failure(status, namedPath(target.osPath, target.path));
       return readSlots(target.osPath, target.path, bigint, undefined);
@@ -357,29 +307,19 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
       }
       return new Promise((resolve, reject) => {
         const recalled = known.get(target.osPath);
-        const key = probeKey(target, inline);
         const waiter: Waiter = {
-          id: nextId(), lane: laneOf(target, key), key, target, bigint, resolve, reject,
+          id: nextId(), key: probeKey(target, inline), target, bigint, resolve, reject,
           started: performance.now(), recalled, deadline: undefined, signal, onAbort: undefined,
         };
-        submit(target.osPath, waiter.lane, waiter.id, recalled === undefined);
+        submit(target.osPath, laneOf(target, waiter.key), waiter.id, recalled === undefined);
         waiting.set(waiter.id, waiter);
         if (timeout === Infinity) {
           if (unbounded++ === 0) binding.ref();
         } else {
           // The deadline's timer keeps the loop alive meanwhile.
           waiter.deadline = deadlines.add(timeout, () => {
-            const settled = settleTimeout(target, waiter.key, waiter.id);
-            if ('status' in settled) {
-              const { id } = waiter;
-              settle(id, waiter);
-              binding.abandon(id);
-              if (settled.status === 0) resolve(readSlots(target.osPath, target.path, bigint, undefined, target.mount));
-              else reject(failure(settled.status, namedPath(target.osPath, target.path)));
-              return;
-            }
-            markStuck(waiter.id, target, settled.key, waiter.started, timeout);
-            abandon(waiter.id, timeoutError(namedPath(target.osPath, target.path), settled.key, timeout, undefined, settled.key !== target.mountPoint));
+            markStuck(waiter.id, target, waiter.key, waiter.started, timeout);
+            abandon(waiter.id, timeoutError(namedPath(target.osPath, target.path), waiter.key, timeout, undefined, waiter.key !== target.mountPoint));
           });
         }
         if (signal) {
