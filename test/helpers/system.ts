@@ -2,7 +2,7 @@
 // fixture. Everything here needs root; `rootSkipReason` says why a test
 // cannot run, and callers skip with that reason printed.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -102,8 +102,30 @@ export function dfTargets(args: string[]): { targets: string[]; unreadable: stri
   return { targets: result.stdout.trim().split('\n').slice(1), unreadable };
 }
 
+/** Temp dirs made by this process, removed at its exit if they are empty by then. */
+const madeDirs: string[] = [];
+
+/**
+ * A fresh directory under the system's temp dir. Tests remove what they put
+ * in it (a mount point, files); the directory itself goes when the test
+ * process exits, if it is empty by then. Only rmdir: a recursive removal could
+ * walk into a mount another test left dead, and hang.
+ */
 export function tempDir(name = 'diskprobe-'): string {
-  return mkdtempSync(join(tmpdir(), name));
+  if (madeDirs.length === 0) {
+    process.once('exit', () => {
+      for (const dir of madeDirs.reverse()) {
+        try {
+          rmdirSync(dir);
+        } catch {
+          // not empty, or gone: left as it is
+        }
+      }
+    });
+  }
+  const dir = mkdtempSync(join(tmpdir(), name));
+  madeDirs.push(dir);
+  return dir;
 }
 
 /** A mounted file system that `cleanup` unmounts and removes. */
