@@ -106,6 +106,7 @@ class Addon : public Napi::Addon<Addon> {
         InstanceMethod("statAsyncBatch", &Addon::StatAsyncBatch),
         InstanceMethod("abandon", &Addon::Abandon),
         InstanceMethod("pending", &Addon::Pending),
+        InstanceMethod("pendingOffMount", &Addon::PendingOffMount),
         InstanceMethod("names", &Addon::Names),
         InstanceMethod("setCallback", &Addon::SetCallback),
         InstanceMethod("ref", &Addon::Ref),
@@ -194,8 +195,10 @@ class Addon : public Napi::Addon<Addon> {
     return Napi::Number::New(env, error);
   }
 
-  // (path, lane, id, timeoutMs, withDevice) -> 0 | errno | -1 (timed out; the job goes on
-  // and is delivered to the callback when its call returns).
+  // (path, lane, id, timeoutMs, withDevice, [mountPoint, mountId, offLane]) -> 0 | errno | -1
+  // (timed out; the job goes on and is delivered to the callback when its call returns).
+  // With the last three, the thread first checks whether the path leads off that mount
+  // (see ProbeJob::off_lane).
   Napi::Value StatSyncTimeout(const Napi::CallbackInfo& info) {
     int error = ReadPath(info, path_);
     if (error < 0) return info.Env().Undefined();
@@ -203,7 +206,7 @@ class Addon : public Napi::Addon<Addon> {
       WriteSlots(sync_stats_, error, kSyscallStatvfs);
       return Napi::Number::New(info.Env(), error);
     }
-    std::unique_ptr<ProbeJob> job = NewJob(info);
+    std::unique_ptr<ProbeJob> job = NewJob(info, 4);
     uint32_t timeout_ms = info[3].As<Napi::Number>().Uint32Value();
     if (!pool_->RunWithTimeout(job.get(), timeout_ms)) {
       job.release();  // the pool owns it now
@@ -214,11 +217,12 @@ class Addon : public Napi::Addon<Addon> {
     return Napi::Number::New(info.Env(), job->error);
   }
 
-  // (path, lane, id, withDevice): the answer comes to the callback as (id, status, names?).
+  // (path, lane, id, withDevice, [mountPoint, mountId, offLane]): the answer comes to the
+  // callback as (id, status, names?). The last three as for statSyncTimeout.
   Napi::Value StatAsync(const Napi::CallbackInfo& info) {
     int error = ReadPath(info, path_);
     if (error < 0) return info.Env().Undefined();
-    ProbeJob* job = NewJob(info).release();
+    ProbeJob* job = NewJob(info, 3).release();
     if (error != 0) {  // too long to probe: answer the same way, still asynchronously
       job->error = error;
       job->syscall = kSyscallStatvfs;
@@ -274,12 +278,19 @@ class Addon : public Napi::Addon<Addon> {
     return env.Undefined();
   }
 
-  std::unique_ptr<ProbeJob> NewJob(const Napi::CallbackInfo& info) {
+  // A job for path_ from (path, lane, id, ...): withDevice at `device_arg`, then the
+  // optional mountPoint, mountId and offLane.
+  std::unique_ptr<ProbeJob> NewJob(const Napi::CallbackInfo& info, size_t device_arg) {
     auto job = std::make_unique<ProbeJob>();
     job->path = path_;
     job->lane = info[1].As<Napi::Number>().Uint32Value();
     job->id = info[2].As<Napi::Number>().Uint32Value();
-    job->with_device = info[info.Length() - 1].ToBoolean().Value();
+    job->with_device = info[device_arg].ToBoolean().Value();
+    if (info.Length() > device_arg + 3 && info[device_arg + 1].IsString()) {
+      job->mount_point = info[device_arg + 1].As<Napi::String>().Utf8Value();
+      job->mount_id = static_cast<uint64_t>(info[device_arg + 2].As<Napi::Number>().DoubleValue());
+      job->off_lane = info[device_arg + 3].As<Napi::Number>().Uint32Value();
+    }
     return job;
   }
 
@@ -290,6 +301,10 @@ class Addon : public Napi::Addon<Addon> {
 
   Napi::Value Pending(const Napi::CallbackInfo& info) {
     return Napi::Boolean::New(info.Env(), pool_->Pending(info[0].As<Napi::Number>().Uint32Value()));
+  }
+
+  Napi::Value PendingOffMount(const Napi::CallbackInfo& info) {
+    return Napi::Boolean::New(info.Env(), pool_->PendingOffMount(info[0].As<Napi::Number>().Uint32Value()));
   }
 
   // The mount point and file system name of the last synchronous probe, where

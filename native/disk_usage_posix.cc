@@ -166,10 +166,28 @@ int ProbeBeneath(int root_fd, const char* relative, DiskStats* out, Syscall* sys
   out->fsid = vfs.f_fsid;
   return FillBytes(vfs.f_blocks, vfs.f_bfree, vfs.f_bavail, vfs.f_frsize ? vfs.f_frsize : vfs.f_bsize, out, syscall);
 }
+
+bool LeadsOffMount(const char* mount_point, uint64_t mount_id, const char* relative) {
+  if (relative[0] == '\0') return false;  // the mount point itself
+  const int root = OpenAt2(AT_FDCWD, mount_point, O_PATH | O_DIRECTORY | O_CLOEXEC, kResolveNoMagiclinks);
+  if (root < 0) return false;
+  bool leads_off = false;
+  if (MountIdOf(root) == mount_id) {  // not over-mounted or moved since the table was read
+    const int fd = OpenAt2(root, relative, O_PATH | O_CLOEXEC, kResolveNoXdev | kResolveNoMagiclinks);
+    if (fd >= 0) {
+      close(fd);
+    } else {
+      leads_off = errno == EXDEV;
+    }
+  }
+  close(root);
+  return leads_off;
+}
 #else
 int OpenMountRoot(const char*, uint64_t) { return -1; }
 void CloseMountRoot(int) {}
 int ProbeBeneath(int, const char*, DiskStats*, Syscall*) { return kCannotProbeInline; }
+bool LeadsOffMount(const char*, uint64_t, const char*) { return false; }
 #endif
 
 int ProbePath(const char* path, bool with_device, DiskStats* out, Syscall* syscall) {

@@ -129,5 +129,6 @@ int ProbePath(const char* path, bool with_device, DiskStats* out, Syscall* sysca
 int OpenMountRoot(const char*, uint64_t) { return -1; }
 void CloseMountRoot(int) {}
 int ProbeBeneath(int, const char*, DiskStats*, Syscall*) { return kCannotProbeInline; }
+bool LeadsOffMount(const char*, uint64_t, const char*) { return false; }
 
 }  // namespace diskprobe

@@ -87,6 +87,22 @@ bool ProbePool::Pending(uint32_t id) {
   return jobs_.count(id) != 0;
 }
 
+bool ProbePool::PendingOffMount(uint32_t id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = jobs_.find(id);
+  return it != jobs_.end() && it->second->moved;
+}
+
+bool ProbePool::LeadsOff(const ProbeJob& job) {
+  if (job.mount_point.empty() || job.lane == job.off_lane) return false;
+  // JS sends only paths below the mount point; anything else is not checked.
+  const std::string& mount = job.mount_point;
+  const std::string& path = job.path;
+  const size_t skip = mount == "/" ? 1 : mount.size() + 1;
+  if (path.size() <= skip || path.compare(0, mount.size(), mount) != 0 || path[skip - 1] != '/') return false;
+  return LeadsOffMount(mount.c_str(), job.mount_id, path.c_str() + skip);
+}
+
 void ProbePool::Shutdown() {
   std::lock_guard<std::mutex> lock(mutex_);
   closing_ = true;
@@ -157,6 +173,20 @@ void ProbePool::WorkerLoop() {
       }
       job->started = true;
       lock.unlock();
+      const bool leads_off = LeadsOff(*job);
+      if (leads_off) {
+        lock.lock();
+        if (!closing_) {
+          // Its probe belongs to wherever it leads: on to its own lane, and
+          // this lane goes on with the mount's other jobs.
+          job->started = false;
+          job->moved = true;
+          job->lane = job->off_lane;
+          if (Enqueue(job)) work_cv_.notify_one();
+          continue;
+        }
+        lock.unlock();
+      }
       job->error = ProbePath(job->path.c_str(), job->with_device, &job->stats, &job->syscall);
       lock.lock();
       Finish(job, lock);

@@ -33,7 +33,17 @@ struct ProbeJob {
   int error = 0;  // 0, a POSIX errno, or ECANCELED when abandoned before it ran
   Syscall syscall = kSyscallNone;
 
+  // Set for a path the inline probe could not place (not in the kernel's
+  // cache yet) on a mount whose own statfs cannot block: before probing, the
+  // thread checks whether the path leads off that mount (LeadsOffMount), and
+  // if so moves the job to `off_lane`. A symlink into a dead mount then waits
+  // there, not in its mount's lane, which goes on serving the mount's paths.
+  std::string mount_point;  // empty: no check
+  uint64_t mount_id = 0;
+  uint32_t off_lane = 0;
+
   // Guarded by the pool's mutex.
+  bool moved = false;        // moved to off_lane: it leads off its mount
   bool started = false;
   bool done = false;
   bool abandoned = false;    // nobody wants the answer: skip it if not yet started
@@ -69,6 +79,10 @@ class ProbePool : public std::enable_shared_from_this<ProbePool> {
   // Whether job `id` is still queued or running.
   bool Pending(uint32_t id);
 
+  // Whether job `id` is still queued or running, and was found to lead off
+  // its mount (see ProbeJob::off_lane).
+  bool PendingOffMount(uint32_t id);
+
   // Stops deliveries; idle threads exit, busy ones exit when their call returns.
   void Shutdown();
 
@@ -85,6 +99,8 @@ class ProbePool : public std::enable_shared_from_this<ProbePool> {
   bool Enqueue(ProbeJob* job);
   void WorkerLoop();
   void Finish(ProbeJob* job, std::unique_lock<std::mutex>& lock);
+  // With mutex_ released: whether `job` must move to its off-mount lane.
+  static bool LeadsOff(const ProbeJob& job);
 
   Deliver deliver_;
   std::mutex mutex_;

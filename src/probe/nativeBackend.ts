@@ -5,7 +5,7 @@ import { LaneIds, namedPath } from './backend.js';
 import { abortError, errnoError, timeoutError } from './errors.js';
 import { type Deadline, DeadlineTimer } from './deadlines.js';
 import { deviceKey, type MountEntry } from './mountTable.js';
-import { CANNOT_PROBE_INLINE, Flag, LEAVES_MOUNT, type NativeBinding, Slot, SYSCALLS } from './nativeBinding.js';
+import { CANNOT_PROBE_INLINE, Flag, LEAVES_MOUNT, type NativeBinding, type OffMountCheck, Slot, SYSCALLS } from './nativeBinding.js';
 import { usedPercent, usedPercentBig } from './percent.js';
 import type { CancelSignal } from './types.js';
 import { makeInodes, makeUsage } from './usage.js';
@@ -43,6 +43,8 @@ interface Waiter {
   readonly id: number;
   /** What its timeout marks as stuck (probeKey), and its lane's key. */
   readonly key: string;
+  /** Set when the addon's thread checks whether the path leads off its mount (offMountCheck). */
+  readonly check: OffMountCheck | undefined;
   readonly target: ProbeTarget;
   readonly bigint: boolean;
   readonly resolve: (usage: AnyUsage) => void;
@@ -75,7 +77,8 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
     if (paths.length === 1) binding.statAsync(paths[0]!, lanes[0]!, ids[0]!, devices[0]!);
     else binding.statAsyncBatch(paths, lanes, ids, devices);
   };
-  const submit = (path: string, lane: number, id: number, withDevice: boolean): void => {
+  const submit = (path: string, lane: number, id: number, withDevice: boolean, check?: OffMountCheck): void => {
+    if (check !== undefined) return binding.statAsync(path, lane, id, withDevice, ...check);  // rare: a path not in the cache
     if (queued.paths.length === 0) queueMicrotask(flushQueued);
     queued.paths.push(path);
     queued.lanes.push(lane);
@@ -211,6 +214,30 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
     return lanes.of(`${target.mountPoint}\0${(hash >>> 0) % OFF_MOUNT_LANES}`);
   }
 
+  /**
+   * For a path the inline probe could not place (not in the kernel's cache
+   * yet) on a mount that keeps its counts in memory: the addon's thread
+   * checks first whether the path leads off the mount, walking that mount
+   * alone, and if so moves the probe to one of the mount's off-mount lanes.
+   * A symlink into a dead mount, cold in the cache, then neither holds up
+   * the mount it lies on nor, at its timeout, marks it (stuckKey).
+   */
+  function offMountCheck(target: ProbeTarget, inline: number | undefined): OffMountCheck | undefined {
+    const mount = target.mount;
+    if (inline !== undefined || !inlineProbes || mount === undefined || !mount.answersFromMemory) return undefined;
+    if (target.osPath !== target.path || target.path === mount.mountPoint) return undefined;
+    return [mount.mountPoint, mount.mountId, laneOf(target, target.path)];
+  }
+
+  /** What a probe that timed out holds up: `key` (probeKey), or the path itself when the addon's thread found it leads off its mount. */
+  function stuckKey(id: number, target: ProbeTarget, key: string, check: OffMountCheck | undefined): string {
+    if (check === undefined || !binding.pendingOffMount(id)) return key;
+    // Learned for good: later probes of the path go straight to its lane.
+    if (offMount.size >= KNOWN_LIMIT) offMount.clear();
+    offMount.set(target.path, target.mount!);
+    return target.path;
+  }
+
   function markStuck(id: number, target: ProbeTarget, key: string, started: number, timeout: number): void {
     guard.markStuck({ mountPoint: key, path: target.path, since: started, token: id, settled: () => !binding.pending(id) }, timeout);
   }
@@ -288,11 +315,12 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
         if (inline !== 0) throw failure(inline, namedPath(target.osPath, target.path));
         return readSlots(target.osPath, target.path, bigint, undefined, target.mount);
       }
-      const key = probeKey(target, inline);
+      const check = offMountCheck(target, inline);
       const id = nextId();
       const started = performance.now();
-      const status = binding.statSyncTimeout(target.osPath, laneOf(target, key), id, timeout, true);
+      const status = binding.statSyncTimeout(target.osPath, laneOf(target, probeKey(target, inline)), id, timeout, true, ...(check ?? []));
       if (status === TIMED_OUT) {
+        const key = stuckKey(id, target, probeKey(target, inline), check);
         markStuck(id, target, key, started, timeout);
         throw timeoutError(namedPath(target.osPath, target.path), key, timeout, undefined, key !== target.mountPoint);
       }
@@ -308,18 +336,19 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
       return new Promise((resolve, reject) => {
         const recalled = known.get(target.osPath);
         const waiter: Waiter = {
-          id: nextId(), key: probeKey(target, inline), target, bigint, resolve, reject,
+          id: nextId(), key: probeKey(target, inline), check: offMountCheck(target, inline), target, bigint, resolve, reject,
           started: performance.now(), recalled, deadline: undefined, signal, onAbort: undefined,
         };
-        submit(target.osPath, laneOf(target, waiter.key), waiter.id, recalled === undefined);
+        submit(target.osPath, laneOf(target, waiter.key), waiter.id, recalled === undefined, waiter.check);
         waiting.set(waiter.id, waiter);
         if (timeout === Infinity) {
           if (unbounded++ === 0) binding.ref();
         } else {
           // The deadline's timer keeps the loop alive meanwhile.
           waiter.deadline = deadlines.add(timeout, () => {
-            markStuck(waiter.id, target, waiter.key, waiter.started, timeout);
-            abandon(waiter.id, timeoutError(namedPath(target.osPath, target.path), waiter.key, timeout, undefined, waiter.key !== target.mountPoint));
+            const key = stuckKey(waiter.id, target, waiter.key, waiter.check);
+            markStuck(waiter.id, target, key, waiter.started, timeout);
+            abandon(waiter.id, timeoutError(namedPath(target.osPath, target.path), key, timeout, undefined, key !== target.mountPoint));
           });
         }
         if (signal) {

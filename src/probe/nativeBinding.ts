@@ -11,21 +11,26 @@ export interface NativeBinding {
   readonly slotCount: number;
   /** Probes on this thread; `withDevice` adds a stat for the device id. Returns 0, or a POSIX errno (syscall in the slots). */
   statSync(path: string, withDevice: boolean): number;
-  /** Probes on the addon's thread for `lane`, waiting at most `timeoutMs`. Returns 0, an errno, or -1 when it timed out. */
-  statSyncTimeout(path: string, lane: number, id: number, timeoutMs: number, withDevice: boolean): number;
+  /**
+   * Probes on the addon's thread for `lane`, waiting at most `timeoutMs`. Returns 0, an errno, or -1 when it timed out.
+   * With `offMount`, the thread first checks whether the path leads off that mount, and if so moves the probe to the lane given (see pendingOffMount).
+   */
+  statSyncTimeout(path: string, lane: number, id: number, timeoutMs: number, withDevice: boolean, ...offMount: OffMountCheck | []): number;
   /**
    * Probes `relative` beneath the root of mount `mountId` (at `mountPoint`) on this thread,
    * only if that cannot block: from the dentry cache alone, never leaving the mount (Linux).
    * Returns 0, an errno, CANNOT_PROBE_INLINE, or LEAVES_MOUNT.
    */
   statBeneath(mountPoint: string, mountId: number, relative: string): number;
-  /** Queues a probe; the answer comes to the callback. */
-  statAsync(path: string, lane: number, id: number, withDevice: boolean): void;
+  /** Queues a probe; the answer comes to the callback. `offMount` as for statSyncTimeout. */
+  statAsync(path: string, lane: number, id: number, withDevice: boolean, ...offMount: OffMountCheck | []): void;
   /** Queues several probes at once (one wake-up of the addon's threads); answers come one by one. */
   statAsyncBatch(paths: string[], lanes: number[], ids: number[], withDevice: boolean[]): void;
   abandon(id: number): void;
   /** Whether job `id` is still queued or running. */
   pending(id: number): boolean;
+  /** Whether job `id` is still queued or running, and was found to lead off its mount (moved to its off-mount lane). */
+  pendingOffMount(id: number): boolean;
   /** [mountPoint, fsType] of the last synchronous probe where the OS names them (macOS, Windows). */
   names(): [string, string] | undefined;
   setCallback(callback: (id: number, status: number, names: [string, string] | undefined) => void): void;
@@ -35,6 +40,14 @@ export interface NativeBinding {
   mountTableChanged(): boolean;
   listMounts(): Array<{ mountPoint: string; device: string; fsType: string; readOnly: boolean; remote: boolean }> | null;
 }
+
+/**
+ * [mountPoint, mountId, offLane]: for a path the inline probe could not place
+ * (not in the kernel's cache yet), the addon's thread checks first whether it
+ * leads off that mount, walking only that mount (native/disk_usage.h,
+ * LeadsOffMount), and if so moves the probe to `offLane`.
+ */
+export type OffMountCheck = [mountPoint: string, mountId: number, offLane: number];
 
 /** Slot indexes, as native/addon.cc writes them. */
 export const Slot = {

@@ -2,7 +2,7 @@
 // fixture. Everything here needs root; `rootSkipReason` says why a test
 // cannot run, and callers skip with that reason printed.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -102,30 +102,45 @@ export function dfTargets(args: string[]): { targets: string[]; unreadable: stri
   return { targets: result.stdout.trim().split('\n').slice(1), unreadable };
 }
 
-/** Temp dirs made by this process, removed at its exit if they are empty by then. */
+/** Temp dirs made by this process, not yet removed (removeTempDirs). */
 const madeDirs: string[] = [];
 
 /**
- * A fresh directory under the system's temp dir. Tests remove what they put
- * in it (a mount point, files); the directory itself goes when the test
- * process exits, if it is empty by then. Only rmdir: a recursive removal could
- * walk into a mount another test left dead, and hang.
+ * A fresh directory under the system's temp dir, removed after the test file
+ * (test/setup.ts) or at the process's exit, whichever comes first
+ * (removeTempDirs). Tests unmount what they mount in it.
  */
 export function tempDir(name = 'diskprobe-'): string {
-  if (madeDirs.length === 0) {
-    process.once('exit', () => {
-      for (const dir of madeDirs.reverse()) {
-        try {
-          rmdirSync(dir);
-        } catch {
-          // not empty, or gone: left as it is
-        }
-      }
-    });
-  }
+  if (madeDirs.length === 0) process.once('exit', removeTempDirs);
   const dir = mkdtempSync(join(tmpdir(), name));
   madeDirs.push(dir);
   return dir;
+}
+
+/**
+ * Removes the temp dirs made so far, and what tests left in them, without a
+ * recursive walk or a stat: a walk could reach into a mount another test left
+ * dead, and hang. Files and symlinks (by their directory entry's type) are
+ * unlinked, subdirectories rmdir'ed if empty, and a mount point (EBUSY) or
+ * anything else that cannot go is left where it is.
+ */
+export function removeTempDirs(): void {
+  for (const dir of madeDirs.splice(0).reverse()) {
+    try {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name);
+        try {
+          if (entry.isDirectory()) rmdirSync(path);
+          else unlinkSync(path);
+        } catch {
+          // a mount point, or not empty: left as it is
+        }
+      }
+      rmdirSync(dir);
+    } catch {
+      // gone, or not empty: left as it is
+    }
+  }
 }
 
 /** A mounted file system that `cleanup` unmounts and removes. */
@@ -145,8 +160,11 @@ export function mountTmpfs(options: string, dir = tempDir()): TestMount {
   return { dir, cleanup: () => unmount(dir) };
 }
 
-/** An ext4 image of `sizeMiB`, with `reservedPercent` of its blocks reserved for root, loop-mounted. */
-export function mountExt4(sizeMiB: number, reservedPercent: number): TestMount {
+/**
+ * An ext4 image of `sizeMiB`, with `reservedPercent` of its blocks reserved for root, loop-mounted.
+ * `populate` fills it first; it is then mounted afresh, so that nothing below its root is in the kernel's cache.
+ */
+export function mountExt4(sizeMiB: number, reservedPercent: number, populate?: (dir: string) => void): TestMount {
   const work = tempDir();
   const image = join(work, 'fs.img');
   const dir = join(work, 'mnt');
@@ -154,6 +172,14 @@ export function mountExt4(sizeMiB: number, reservedPercent: number): TestMount {
   run('truncate', ['-s', `${sizeMiB}M`, image]);
   run('mkfs.ext4', ['-q', '-F', '-m', String(reservedPercent), image]);
   run('mount', ['-o', 'loop', image, dir]);
+  if (populate) {
+    try {
+      populate(dir);
+    } finally {
+      run('umount', ['-d', dir]);
+    }
+    run('mount', ['-o', 'loop', image, dir]);
+  }
   return {
     dir,
     cleanup: () => {

@@ -299,7 +299,7 @@ async function main() {
   }
   if (dead !== undefined) {
     const stuck = await runWorker({ mode: 'stuck' }, 100);
-    check(stuck.ready === true, `a worker with a probe stuck in the kernel is terminated (${stuck.error ?? ''})`);
+    check(stuck.ready === true && stuck.ok === true, `a worker with a probe stuck in the kernel is terminated (${stuck.error ?? ''})`);
   }
 
   // ------------------------------------------------ the dead mount answers again

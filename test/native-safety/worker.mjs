@@ -3,6 +3,7 @@
 // callback, watcher), which it drives through the raw binding, then either
 // ends by itself or is terminated with probes queued, running, or stuck in
 // the kernel: the addon's teardown paths.
+import { readFileSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -42,6 +43,29 @@ const until = (predicate, ms = 20000) =>
     waiters.push(poll);
     poll();
   });
+
+/** The mount that holds `path` by name (the last, topmost, of the longest mount point above it): [mountPoint, mountId]. */
+function mountOf(path) {
+  let best = ['/', 0];
+  for (const line of readFileSync('/proc/self/mountinfo', 'utf8').trim().split('\n')) {
+    const fields = line.split(' ');
+    const mountPoint = fields[4].replace(/\\040/g, ' ');
+    const holds = mountPoint === '/' || path === mountPoint || path.startsWith(mountPoint + '/');
+    if (holds && mountPoint.length >= best[0].length) best = [mountPoint, Number(fields[0])];
+  }
+  return best;
+}
+
+/** A symlink in the tree to `target` (another worker may have made it already). */
+function linkTo(name, target) {
+  const link = join(tree, name);
+  try {
+    symlinkSync(target, link);
+  } catch {
+    // exists
+  }
+  return link;
+}
 
 const overlong = '/' + 'x/'.repeat(3000);
 const paths = ['/', '/tmp', tree, join(tree, 'file'), '/nonexistent/x', join(tree, 'file', 'below'), overlong, '/tmp/\uD800'];
@@ -99,6 +123,19 @@ if (mode === 'finish') {
     // Abandon some at once: skipped if still queued, delivered if running.
     for (let i = 0; i < size; i += 4) raw.abandon(batch.ids[i]);
   }
+  // Probes that check first whether they lead off their mount: a symlink to
+  // another mount (/proc) moves to the off-mount lane given and is answered
+  // there; the others are answered in their own lane.
+  const [treeMount, treeMountId] = mountOf(tree);
+  const procLink = linkTo('proc-link', '/proc');
+  check(raw.statSyncTimeout(procLink, 11, 700001, 5000, true, treeMount, treeMountId, 12) === 0, 'statSyncTimeout with an off-mount check answers');
+  check(raw.statSyncTimeout(join(tree, 'file'), 11, 700002, 5000, true, treeMount, treeMountId, 12) === 0, 'statSyncTimeout of a path that stays on its mount answers');
+  for (const path of [procLink, join(procLink, 'self'), tree, join(tree, 'file'), '/nonexistent/x', overlong, '/tmp/\uD800']) {
+    for (const [mountPoint, mountId] of [[treeMount, treeMountId], ['/', 0], ['/nonexistent', 1], [treeMount + '/', treeMountId]]) {
+      raw.statAsync(path, 11 + (id % 3), id, id % 2 === 0, mountPoint, mountId, 14);
+      ids.push(id++);
+    }
+  }
   raw.statAsyncBatch([], [], [], []);
   // A batch with a non-string among strings: a TypeError, and nothing queued.
   for (const bad of [42, undefined, {}]) {
@@ -127,6 +164,9 @@ if (mode === 'finish') {
     () => raw.statAsyncBatch(['/', '/tmp', '/'], [1, 'lane', 1], [990008, 990009, 990010], [true, true, true]),
     () => raw.statAsyncBatch(['/', '/tmp'], [1, 1], [990011, null], [true, true]),
     () => raw.statAsyncBatch(['/', '/tmp'], [1, 1], [990012], [true, true]),
+    () => raw.statAsync('/tmp', 1, 990013, true, '/', 'id', 2),
+    () => raw.statAsync('/tmp', 1, 990014, true, '/', 1, 'lane'),
+    () => raw.statSyncTimeout('/tmp', 1, 990015, 1000, true, '/', {}, 2),
   ];
   for (const misuse of misuses) {
     try {
@@ -175,6 +215,17 @@ if (mode === 'finish') {
   raw.statAsync(join(dead, 'b'), 7, 3, true);
   raw.abandon(3);
   check(raw.pending(1) && raw.pending(2), 'the stuck and the queued probes are pending');
+  // A symlink into the dead mount, with the off-mount check: moved to its
+  // off-mount lane (12), where it is stuck, while its own lane (11) answers.
+  const [treeMount, treeMountId] = mountOf(tree);
+  raw.statAsync(linkTo('dead-link', dead), 11, 4, true, treeMount, treeMountId, 12);
+  raw.statAsync(tree, 11, 5, true);
+  for (const start = Date.now(); !(raw.pendingOffMount(4) && answers.has(5)) && Date.now() - start < 20000; ) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  check(raw.pendingOffMount(4), 'a symlink into the dead mount is moved off its mount, and stuck there');
+  check(answers.get(5) === 0, 'its mount\'s lane answers meanwhile');
+  check(!raw.pendingOffMount(5) && !raw.pendingOffMount(2), 'only the moved probe is pending off its mount');
   raw.ref();  // keeps the worker alive until it is terminated
   parentPort.postMessage({ ready: true, ok: failures === 0, error: problems.join('; ') });
 }

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { announceSkip, type FuseMount, fuseSkipReason, mountFuse, projectRoot } from '../helpers/system.js';
+import { announceSkip, type FuseMount, fuseSkipReason, mountExt4, mountFuse, projectRoot, rootSkipReason } from '../helpers/system.js';
 import { diskUsage, diskUsageSync, listMounts, onMountEvent, stuckMounts } from '../lib.js';
 
 const TIMEOUT = 400;
@@ -248,6 +248,44 @@ describe.skipIf(skip)(`a dead mount on the ${process.env.DISKPROBE_BACKEND} back
       expect(diskUsageSync(join(dir, 'file')).mountPoint).toBe(holder);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(announceSkip('a cold symlink into the dead mount', offMountSkip ?? rootSkipReason))("marks only the path stuck when the symlink is not in the kernel's cache yet", async () => {
+    // A fresh mount of an ext4 image that already holds the links: nothing
+    // below its root is cached, so the inline probe cannot place them, and
+    // the addon's thread has to, before the probe follows them.
+    const disk = mountExt4(16, 0, (dir) => {
+      mkdirSync(join(dir, 'sub'));
+      writeFileSync(join(dir, 'sub', 'file'), 'x');
+      symlinkSync(dead.dir, join(dir, 'sub', 'link'));
+      symlinkSync(dead.dir, join(dir, 'sub', 'other-link'));
+    });
+    try {
+      const link = join(disk.dir, 'sub', 'link');
+      const stuck = diskUsage(link, { timeout: TIMEOUT });
+      const stuckAt = stuck.catch(() => performance.now());
+      // Queued after it in its mount's lane, and cold too: answered, not held up until their own timeout.
+      const behind = await Promise.all(Array.from({ length: 4 }, () => diskUsage(join(disk.dir, 'sub', 'file'), { timeout: 20 * TIMEOUT })));
+      const behindAt = performance.now();
+      for (const usage of behind) expect(usage.mountPoint).toBe(disk.dir);
+      expect(behindAt).toBeLessThan((await stuckAt) as number);
+      await expect(stuck).rejects.toMatchObject({ code: 'ETIMEDOUT', mountPoint: link, message: expect.stringContaining('which leads off its mount') });
+      expect(stuckMounts()).toContain(link);
+      expect(stuckMounts()).not.toContain(disk.dir);
+      expect((await diskUsage(disk.dir)).mountPoint).toBe(disk.dir);
+      // The link fails fast from now on, without another thread.
+      const again = performance.now();
+      await expect(diskUsage(link, { timeout: 60_000 })).rejects.toMatchObject({ code: 'ETIMEDOUT', mountPoint: link });
+      expect(() => diskUsageSync(link, { timeout: 60_000 })).toThrow(expect.objectContaining({ code: 'ETIMEDOUT' }));
+      expect(performance.now() - again).toBeLessThan(10_000);  // far below the 60 s a wait would take
+      // A synchronous probe with a timeout tells a cold link apart the same way.
+      const other = join(disk.dir, 'sub', 'other-link');
+      expect(() => diskUsageSync(other, { timeout: TIMEOUT })).toThrow(expect.objectContaining({ code: 'ETIMEDOUT', mountPoint: other }));
+      expect(stuckMounts()).not.toContain(disk.dir);
+      expect(diskUsageSync(join(disk.dir, 'sub', 'file'), { timeout: TIMEOUT }).mountPoint).toBe(disk.dir);
+    } finally {
+      disk.cleanup();
     }
   });
 

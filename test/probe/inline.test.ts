@@ -7,7 +7,7 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { announceSkip, mountTmpfs, rootSkipReason, type TestMount, tempDir } from '../helpers/system.js';
+import { announceSkip, mountExt4, mountTmpfs, rootSkipReason, type TestMount, tempDir } from '../helpers/system.js';
 import { backend, diskUsage, diskUsageSync } from '../lib.js';
 
 const inlineSkipReason =
@@ -67,6 +67,27 @@ describe.skipIf(announceSkip(`inline probes (${backend})`, inlineSkipReason))('i
       expect((await diskUsage(join(here.dir, 'root'))).mountPoint).toBe('/');
       expect((await diskUsage(`${here.dir}/..`)).mountPoint).not.toBe(here.dir);
     }
+  });
+
+  it("answers paths not yet in the kernel's cache on the addon's threads, links to other mounts included", async () => {
+    const there = mountTmpfs('size=7m');
+    mounts.push(there);
+    // A fresh ext4 mount: nothing below its root is cached, so none of these can be answered inline at first.
+    const cold = mountExt4(16, 0, (dir) => {
+      mkdirSync(join(dir, 'sub'));
+      writeFileSync(join(dir, 'sub', 'file'), 'x');
+      for (const name of ['away', 'away-sync', 'root']) symlinkSync(name === 'root' ? '/' : there.dir, join(dir, 'sub', name));
+    });
+    mounts.push(cold);
+    expect(await settlesInline(() => diskUsage(join(cold.dir, 'sub', 'file')))).toBe(false);
+    expect((await diskUsage(join(cold.dir, 'sub', 'file'))).mountPoint).toBe(cold.dir);
+    const away = await diskUsage(join(cold.dir, 'sub', 'away'), { bigint: true });
+    expect([away.mountPoint, away.total]).toEqual([there.dir, 7n * 1024n * 1024n]);
+    expect(diskUsageSync(join(cold.dir, 'sub', 'away-sync'), { timeout: 5000 }).mountPoint).toBe(there.dir);
+    expect((await diskUsage(join(cold.dir, 'sub', 'root'))).mountPoint).toBe('/');
+    // Cached now: the same answers.
+    expect((await diskUsage(join(cold.dir, 'sub', 'away'))).mountPoint).toBe(there.dir);
+    expect(diskUsageSync(join(cold.dir, 'sub', 'away-sync'), { timeout: 5000 }).mountPoint).toBe(there.dir);
   });
 
   it('notices a mount made over a directory it has answered for, and its removal', async () => {
