@@ -97,15 +97,17 @@ void CloseMountRoot(int root_fd);
 int ProbeBeneath(int root_fd, const char* relative, DiskStats* out, Syscall* syscall);
 
 // Whether `relative` (beneath the mount with id `mount_id`, found at
-// `mount_point`) leads off that mount: a symlink or ".." to another mount.
-// For the addon's threads, where the inline probe could not tell (a path not
-// in the kernel's cache yet): unlike ProbeBeneath, this walk reads what it
-// needs from the mount's own storage, so it may wait on that, but it stops at
-// the mount's edge (RESOLVE_NO_XDEV) and asks no other file system anything,
-// so a dead mount the path leads to cannot hold it. false when the path stays
-// on the mount, and whenever the walk cannot tell (no openat2, a magic link,
-// an error, the mount is gone): the probe itself then answers. Linux 5.6 and
-// later; elsewhere always false.
+// `mount_point`) may lead off that mount: a symlink on the way (which may
+// lead anywhere), or a mount crossed. For the addon's threads, where the
+// inline probe could not tell (a path not in the kernel's cache yet): unlike
+// ProbeBeneath, this walk reads what it needs from the mount's own storage,
+// so it may wait on that. But it finds the mount's root from the cache alone,
+// follows no symlink and stops at the mount's edge (RESOLVE_NO_XDEV), so it
+// asks no other file system anything, and a dead mount the path leads to
+// cannot hold it. false when the path stays on the mount, and whenever the
+// walk cannot tell (no openat2 or RESOLVE_CACHED, an error, the mount is
+// gone): the probe itself then answers. Linux 5.12 and later; elsewhere
+// always false.
 bool LeadsOffMount(const char* mount_point, uint64_t mount_id, const char* relative);
 
 }  // namespace diskprobe

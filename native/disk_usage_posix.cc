@@ -168,20 +168,20 @@ int ProbeBeneath(int root_fd, const char* relative, DiskStats* out, Syscall* sys
 }
 
 bool LeadsOffMount(const char* mount_point, uint64_t mount_id, const char* relative) {
-  if (relative[0] == '\0') return false;  // the mount point itself
-  const int root = OpenAt2(AT_FDCWD, mount_point, O_PATH | O_DIRECTORY | O_CLOEXEC, kResolveNoMagiclinks);
+  if (relative[0] == '\0' || mount_id == 0) return false;  // the mount point itself, or no id to check
+  // The mount's root from the cache alone (mount points are pinned there):
+  // walking to it uncached could revalidate a parent on NFS or FUSE.
+  const int root = OpenMountRoot(mount_point, mount_id);
   if (root < 0) return false;
-  bool leads_off = false;
-  if (MountIdOf(root) == mount_id) {  // not over-mounted or moved since the table was read
-    const int fd = OpenAt2(root, relative, O_PATH | O_CLOEXEC, kResolveNoXdev | kResolveNoMagiclinks);
-    if (fd >= 0) {
-      close(fd);
-    } else {
-      leads_off = errno == EXDEV;
-    }
-  }
-  close(root);
-  return leads_off;
+  // No symlink is followed: one may lead anywhere, and following it could
+  // trigger an automount or reach a dead mount before RESOLVE_NO_XDEV stops
+  // the walk. So a symlink on the way (ELOOP) counts as leading off, as does
+  // a mount crossed (EXDEV: the table changed since JS read it).
+  const int fd = OpenAt2(root, relative, O_PATH | O_CLOEXEC, kResolveNoXdev | kResolveNoSymlinks);
+  const int error = errno;
+  if (fd >= 0) close(fd);
+  CloseMountRoot(root);
+  return fd < 0 && (error == EXDEV || error == ELOOP);
 }
 #else
 int OpenMountRoot(const char*, uint64_t) { return -1; }

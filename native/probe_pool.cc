@@ -173,19 +173,22 @@ void ProbePool::WorkerLoop() {
       }
       job->started = true;
       lock.unlock();
-      const bool leads_off = LeadsOff(*job);
-      if (leads_off) {
+      if (LeadsOff(*job)) {
         lock.lock();
-        if (!closing_) {
-          // Its probe belongs to wherever it leads: on to its own lane, and
-          // this lane goes on with the mount's other jobs.
-          job->started = false;
-          job->moved = true;
-          job->lane = job->off_lane;
-          if (Enqueue(job)) work_cv_.notify_one();
+        if (job->abandoned || closing_) {
+          // Given up on during the check (its time ran out), or the pool is
+          // closing: not worth a probe that may never return.
+          job->error = ECANCELED;
+          Finish(job, lock);
           continue;
         }
-        lock.unlock();
+        // Its probe belongs to wherever it leads: on to its own lane, and
+        // this lane goes on with the mount's other jobs.
+        job->started = false;
+        job->moved = true;
+        job->lane = job->off_lane;
+        if (Enqueue(job)) work_cv_.notify_one();
+        continue;
       }
       job->error = ProbePath(job->path.c_str(), job->with_device, &job->stats, &job->syscall);
       lock.lock();

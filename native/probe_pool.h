@@ -35,9 +35,10 @@ struct ProbeJob {
 
   // Set for a path the inline probe could not place (not in the kernel's
   // cache yet) on a mount whose own statfs cannot block: before probing, the
-  // thread checks whether the path leads off that mount (LeadsOffMount), and
-  // if so moves the job to `off_lane`. A symlink into a dead mount then waits
-  // there, not in its mount's lane, which goes on serving the mount's paths.
+  // thread checks whether the path may lead off that mount (LeadsOffMount),
+  // and if so moves the job to `off_lane`. A symlink into a dead mount then
+  // waits there, not in its mount's lane, which goes on serving the mount's
+  // paths.
   std::string mount_point;  // empty: no check
   uint64_t mount_id = 0;
   uint32_t off_lane = 0;

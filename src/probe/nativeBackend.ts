@@ -217,10 +217,11 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
   /**
    * For a path the inline probe could not place (not in the kernel's cache
    * yet) on a mount that keeps its counts in memory: the addon's thread
-   * checks first whether the path leads off the mount, walking that mount
-   * alone, and if so moves the probe to one of the mount's off-mount lanes.
-   * A symlink into a dead mount, cold in the cache, then neither holds up
-   * the mount it lies on nor, at its timeout, marks it (stuckKey).
+   * checks first whether the path may lead off the mount (a symlink on the
+   * way), walking that mount alone, and if so moves the probe to one of the
+   * mount's off-mount lanes. A symlink into a dead mount, cold in the cache,
+   * then neither holds up the mount it lies on nor, at its timeout, marks it
+   * (stuckKey).
    */
   function offMountCheck(target: ProbeTarget, inline: number | undefined): OffMountCheck | undefined {
     const mount = target.mount;
@@ -239,6 +240,7 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
   }
 
   function markStuck(id: number, target: ProbeTarget, key: string, started: number, timeout: number): void {
+    if (!binding.pending(id)) return;  // it has returned meanwhile (its answer is on the way): nothing is stuck
     guard.markStuck({ mountPoint: key, path: target.path, since: started, token: id, settled: () => !binding.pending(id) }, timeout);
   }
 
@@ -268,7 +270,7 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
     if (status === 0 && recalled !== undefined && !sameFileSystem(recalled)) {
       // Another file system answers for the path now: ask again, with the device.
       waiter.recalled = undefined;
-      submit(target.osPath, laneOf(target, waiter.key), id, true);
+      submit(target.osPath, laneOf(target, waiter.key), id, true, waiter.check);
       return;
     }
     settle(id, waiter);
@@ -322,6 +324,8 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
       if (status === TIMED_OUT) {
         const key = stuckKey(id, target, probeKey(target, inline), check);
         markStuck(id, target, key, started, timeout);
+        // Not wanted any more: skipped if it has not started (or only been checked, see offMountCheck).
+        binding.abandon(id);
         throw timeoutError(namedPath(target.osPath, target.path), key, timeout, undefined, key !== target.mountPoint);
       }
       if (status !== 0) throw failure(status, namedPath(target.osPath, target.path));

@@ -77,6 +77,8 @@ describe.skipIf(announceSkip(`inline probes (${backend})`, inlineSkipReason))('i
       mkdirSync(join(dir, 'sub'));
       writeFileSync(join(dir, 'sub', 'file'), 'x');
       for (const name of ['away', 'away-sync', 'root']) symlinkSync(name === 'root' ? '/' : there.dir, join(dir, 'sub', name));
+      symlinkSync('file', join(dir, 'sub', 'inside'));  // a link that stays on the mount
+      symlinkSync(join(dir, 'sub'), join(dir, 'absolute-inside'));  // likewise, by an absolute path
     });
     mounts.push(cold);
     expect(await settlesInline(() => diskUsage(join(cold.dir, 'sub', 'file')))).toBe(false);
@@ -85,6 +87,8 @@ describe.skipIf(announceSkip(`inline probes (${backend})`, inlineSkipReason))('i
     expect([away.mountPoint, away.total]).toEqual([there.dir, 7n * 1024n * 1024n]);
     expect(diskUsageSync(join(cold.dir, 'sub', 'away-sync'), { timeout: 5000 }).mountPoint).toBe(there.dir);
     expect((await diskUsage(join(cold.dir, 'sub', 'root'))).mountPoint).toBe('/');
+    expect((await diskUsage(join(cold.dir, 'sub', 'inside'))).mountPoint).toBe(cold.dir);
+    expect(diskUsageSync(join(cold.dir, 'absolute-inside', 'file'), { timeout: 5000 }).mountPoint).toBe(cold.dir);
     // Cached now: the same answers.
     expect((await diskUsage(join(cold.dir, 'sub', 'away'))).mountPoint).toBe(there.dir);
     expect(diskUsageSync(join(cold.dir, 'sub', 'away-sync'), { timeout: 5000 }).mountPoint).toBe(there.dir);
