@@ -74,7 +74,9 @@ export const fuseSkipReason: string | undefined =
       ? `the FUSE fixture source is missing (${fixtureSource})`
       : spawnSync('pkg-config', ['--exists', 'fuse3']).status !== 0
         ? 'libfuse3-dev is not installed (apt-get install libfuse3-dev fuse3 pkg-config)'
-        : undefined);
+        : !existsSync(fixtureBinary) && !has('cc')
+          ? 'no C compiler (cc) to build the FUSE fixture (apt-get install gcc)'
+          : undefined);
 
 /** Prints why a suite is skipped, so a skip is never silent. */
 export function announceSkip(suite: string, reason: string | undefined): boolean {
