@@ -2,6 +2,7 @@
 // file system holding each path given, all in parallel and each within the
 // timeout, then prints a table like `df -hT` or exact JSON.
 import { type DiskUsage, diskUsage, listMounts, type Mount } from '../index.js';
+import { dfMounts } from '../probe/probe.js';
 
 import { type DfRow, renderDfTable } from './dfTable.js';
 import { stringifyExact } from './exactJson.js';
@@ -41,14 +42,24 @@ function mountsByPoint(mounts: readonly Mount[]): Map<string, Mount> {
   return new Map(mounts.map((mount) => [mount.mountPoint, mount]));
 }
 
-async function targetsFor(options: DfOptions): Promise<{ targets: Target[]; byPoint: Map<string, Mount> }> {
-  if (options.paths.length === 0) {
-    const mounts = await listMounts({ timeout: options.timeout });
-    return { targets: mounts.map((mount) => ({ path: mount.mountPoint, mount })), byPoint: new Map() };
-  }
-  // Only names are read here, no file system is asked: safe with a dead mount.
-  const byPoint = mountsByPoint(await listMounts({ all: true }));
-  return { targets: options.paths.map((path) => ({ path, mount: undefined })), byPoint };
+/** Every file system df lists, each probed once: the probe that found it not empty is the one shown. */
+async function probeAll(timeout: number): Promise<Outcome[]> {
+  return (await dfMounts(timeout)).map(({ mount, usage, error }) => {
+    const target = { path: mount.mountPoint, mount };
+    return usage === undefined ? { target, error } : { target, usage };
+  });
+}
+
+function probePaths(paths: readonly string[], timeout: number): Promise<Outcome[]> {
+  return Promise.all(
+    paths.map(
+      (path): Promise<Outcome> =>
+        diskUsage(path, { bigint: true, timeout }).then(
+          (usage) => ({ target: { path, mount: undefined }, usage }),
+          (error: unknown) => ({ target: { path, mount: undefined }, error }),
+        ),
+    ),
+  );
 }
 
 function rowFor(outcome: Outcome, byPoint: Map<string, Mount>): DfRow | undefined {
@@ -86,16 +97,9 @@ function silenced(error: unknown, listingAll: boolean): boolean {
 /** Runs the command; resolves to the exit status (0, or 1 when any file system failed or did not answer). */
 export async function runDf(options: DfOptions, output: DfOutput): Promise<number> {
   const listingAll = options.paths.length === 0;
-  const { targets, byPoint } = await targetsFor(options);
-  const outcomes = await Promise.all(
-    targets.map(
-      (target): Promise<Outcome> =>
-        diskUsage(target.path, { bigint: true, timeout: options.timeout }).then(
-          (usage) => ({ target, usage }),
-          (error: unknown) => ({ target, error }),
-        ),
-    ),
-  );
+  const outcomes = listingAll ? await probeAll(options.timeout) : await probePaths(options.paths, options.timeout);
+  // Only names are read here, no file system is asked: safe with a dead mount.
+  const byPoint = listingAll ? new Map<string, Mount>() : mountsByPoint(await listMounts({ all: true }));
 
   let status = 0;
   for (const outcome of outcomes) {
@@ -113,7 +117,7 @@ export async function runDf(options: DfOptions, output: DfOutput): Promise<numbe
     if (rows.length > 0) output.stdout.write(renderDfTable(rows, { inodes: options.inodes, usageBar: output.stdout.isTTY === true }));
   }
 
-  if (listingAll && targets.length === 0) {
+  if (listingAll && outcomes.length === 0) {
     output.stderr.write('diskprobe: no file systems processed\n');
     status = 1;
   }

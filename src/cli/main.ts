@@ -26,6 +26,8 @@ function watchStdout(): void {
 }
 
 async function run(command: Command): Promise<number> {
+  // The server handles its own stdout (a host that goes away is no error there).
+  if (command.kind !== 'serve') watchStdout();
   switch (command.kind) {
     case 'help':
       process.stdout.write(USAGE);
@@ -38,7 +40,6 @@ async function run(command: Command): Promise<number> {
       return serve(command.options);
     }
     case 'df': {
-      watchStdout();
       // The probes run in a child process (see dfIsolated.ts), which loads
       // the native addon; --help and --version never do.
       const { runDfIsolated } = await import('./dfIsolated.js');

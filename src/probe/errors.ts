@@ -22,19 +22,44 @@ for (const [name, value] of Object.entries(constants.errno)) {
   if (!codeOfErrno.has(value)) codeOfErrno.set(value, name);
 }
 
+/**
+ * What statvfs can return that libuv has no name for, with glibc's
+ * strerror text: network and quota failures a user must be told plainly.
+ */
+const OTHER_MESSAGES: Readonly<Record<string, string>> = {
+  ESTALE: 'stale file handle',
+  EDQUOT: 'disk quota exceeded',
+  ENOLINK: 'link has been severed',
+  EREMOTEIO: 'remote I/O error',
+  ENOMEDIUM: 'no medium found',
+  EUCLEAN: 'structure needs cleaning',
+  ECOMM: 'communication error on send',
+  ETIME: 'timer expired',
+  EDEADLK: 'resource deadlock avoided',
+};
+
 let uvErrors: Map<string, { errno: number; message: string }> | undefined;
-/** libuv's errno and message for a code, as Node reports them (negative errno). */
+/**
+ * libuv's errno and message for a code, as Node reports them (negative
+ * errno); for a code libuv does not know, the OS's errno, negated as Node
+ * does, and glibc's text where it is one statvfs returns.
+ */
 function describe(code: string): { errno: number; message: string } {
   if (!uvErrors) {
     uvErrors = new Map();
     for (const [errno, [name, message]] of getSystemErrorMap()) uvErrors.set(name, { errno, message });
   }
-  return uvErrors.get(code) ?? { errno: 0, message: 'unknown error' };
+  const known = uvErrors.get(code);
+  if (known) return known;
+  const osErrno = (constants.errno as Record<string, number | undefined>)[code];
+  return osErrno === undefined ? { errno: 0, message: 'unknown error' } : { errno: -osErrno, message: OTHER_MESSAGES[code] ?? `system error ${osErrno}` };
 }
 
 /** The error for a failed probe, from a POSIX errno value reported by the native addon. */
 export function errnoError(osErrno: number, syscall: string, path: string): ProbeError {
-  return codeNameError(codeOfErrno.get(osErrno) ?? 'UNKNOWN', syscall, path);
+  const code = codeOfErrno.get(osErrno);
+  if (code !== undefined) return codeNameError(code, syscall, path);
+  return fsError('UNKNOWN', -osErrno, `UNKNOWN: system error ${osErrno}, ${syscall} '${path}'`, syscall, path);
 }
 
 /** The error for a failed probe, from an error code name such as "ENOENT". */
@@ -137,7 +162,7 @@ export function validatePathLength(path: string, syscall: string): void {
   }
 }
 
-/** Validates a timeout option: a positive number of milliseconds, or Infinity. */
+/** Validates a timeout option: a positive number of milliseconds, or Infinity. A fraction rounds up to a whole millisecond. */
 export function validateTimeout(timeout: unknown, name = 'timeout'): number | undefined {
   if (timeout === undefined) return undefined;
   if (typeof timeout !== 'number') {
@@ -151,7 +176,8 @@ export function validateTimeout(timeout: unknown, name = 'timeout'): number | un
       `The value of "options.${name}" is out of range. It must be a positive number of milliseconds up to 2147483647, or Infinity. Received ${String(timeout)}`,
     );
   }
-  return timeout;
+  // The native pool and child_process take whole milliseconds: 0.5 would be none at all.
+  return Math.ceil(timeout);
 }
 
 export function validateSignal(signal: unknown): asserts signal is CancelSignal | undefined {

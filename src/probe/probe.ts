@@ -11,7 +11,7 @@ import { readMountTable } from './mountSources.js';
 import { type MountEntry, type MountTable, MountTableCache } from './mountTable.js';
 import { loadNativeBinding, type NativeBinding } from './nativeBinding.js';
 import { createNativeBackend } from './nativeBackend.js';
-import type { Backend, DiskUsage, DiskUsageOptions, DiskUsageSyncOptions, ListMountsOptions, Mount } from './types.js';
+import type { Backend, CancelSignal, DiskUsage, DiskUsageOptions, DiskUsageSyncOptions, ListMountsOptions, Mount } from './types.js';
 
 const DEFAULT_TIMEOUT_MS = 5000;
 
@@ -240,29 +240,44 @@ function publicMount(entry: MountEntry): Mount {
   return { mountPoint: entry.mountPoint, device: entry.device, fsType: entry.fsType, readOnly: entry.readOnly, pseudo: entry.pseudo };
 }
 
+/** A mount df lists, with what its probe found: usage (bigint), or the error. */
+export type DfMount = { readonly mount: Mount; readonly usage: DiskUsage<bigint>; readonly error?: undefined } | { readonly mount: Mount; readonly usage?: undefined; readonly error: unknown };
+
 /**
- * The mounted file systems. By default the set `df` shows: no pseudo file
- * systems, one mount per device, none of size 0 (each is probed, in parallel,
- * within `timeout`; one that does not answer is listed all the same).
+ * The mounts `df` lists, each probed once (in parallel, within `timeout`):
+ * no pseudo file systems, one mount per device, none of size 0; one that
+ * does not answer, or cannot be read, is listed with its error, as df lists
+ * it. For callers that show the numbers as well (diskprobe df), so that what
+ * is shown is what was checked for size 0, and nothing is probed twice.
+ */
+export async function dfMounts(timeout: number, signal?: AbortSignal | CancelSignal): Promise<DfMount[]> {
+  if (signal?.aborted) throw abortError(signal);
+  const outcomes = await Promise.all(
+    tables.fresh().dfCandidates().map((entry) =>
+      diskUsage(entry.mountPoint, { bigint: true, timeout, ...(signal && { signal }) }).then(
+        (usage): DfMount => ({ mount: publicMount(entry), usage }),
+        (error: unknown): DfMount => {
+          if ((error as Error | null)?.name === 'AbortError') throw error;
+          return { mount: publicMount(entry), error };
+        },
+      ),
+    ),
+  );
+  return outcomes.filter((outcome) => outcome.usage?.total !== 0n);
+}
+
+/**
+ * The mounted file systems. By default the set `df` shows (dfMounts).
  * With `all`, every mount in the table, as `df -a` lists them.
  */
 export async function listMounts(options?: ListMountsOptions | null): Promise<Mount[]> {
   options = validateOptions(options) ?? {};
   validateSignal(options.signal);
+  if (options.all !== undefined && typeof options.all !== 'boolean') {
+    throw codeError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "options.all" property must be of type boolean. Received type ${typeof options.all} (${String(options.all)})`);
+  }
   const timeout = validateTimeout(options.timeout) ?? DEFAULT_TIMEOUT_MS;
-  const table = tables.fresh();
-  if (options.all === true) return table.entries.map(publicMount);
-  const candidates = table.dfCandidates();
-  const empty = await Promise.all(
-    candidates.map((mount) =>
-      diskUsage(mount.mountPoint, { timeout, ...(options.signal && { signal: options.signal }) }).then(
-        (usage) => usage.total === 0,
-        (error: Error) => {
-          if (error.name === 'AbortError') throw error;
-          return false;  // unreadable or not answering: df lists those too, with an error
-        },
-      ),
-    ),
-  );
-  return candidates.filter((_, index) => !empty[index]).map(publicMount);
+  if (options.signal?.aborted) throw abortError(options.signal);
+  if (options.all === true) return tables.fresh().entries.map(publicMount);
+  return (await dfMounts(timeout, options.signal)).map((outcome) => outcome.mount);
 }

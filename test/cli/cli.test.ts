@@ -63,13 +63,16 @@ describe('diskprobe', () => {
   });
 
   it.skipIf(announceSkip('df with a closed or full stdout', existsSync('/dev/full') && has('bash') ? undefined : 'needs /dev/full and bash'))('ends quietly when its reader goes away, and says "write error" when stdout is full, exit status 1 either way', () => {
-    const closed = spawnSync('bash', ['-c', `"$0" "$1" df | true; echo "status \${PIPESTATUS[0]}"`, process.execPath, cliPath], { encoding: 'utf8' });
-    expect(closed.stderr).toBe('');
-    expect(closed.stdout).toBe('status 1\n');
-    const full = spawnSync('bash', ['-c', `"$0" "$1" df > /dev/full; echo "status $?"`, process.execPath, cliPath], { encoding: 'utf8' });
-    expect(full.stderr).toMatch(/^diskprobe: write error: ENOSPC: no space left on device/);
-    expect(full.stderr.trim().split('\n')).toHaveLength(1);
-    expect(full.stdout).toBe('status 1\n');
+    for (const command of ['df', '--help', '--version', 'df --help']) {
+      // `| true` exits without reading, so the write finds the pipe closed.
+      const closed = spawnSync('bash', ['-c', `"$0" "$1" ${command} | true; echo "status \${PIPESTATUS[0]}"`, process.execPath, cliPath], { encoding: 'utf8' });
+      expect(closed.stderr, command).toBe('');
+      expect(closed.stdout, command).toMatch(/^status [01]\n$/);  // 0 when the write beat the reader's exit
+      const full = spawnSync('bash', ['-c', `"$0" "$1" ${command} > /dev/full; echo "status $?"`, process.execPath, cliPath], { encoding: 'utf8' });
+      expect(full.stderr, command).toMatch(/^diskprobe: write error: ENOSPC: no space left on device/);
+      expect(full.stderr.trim().split('\n'), command).toHaveLength(1);
+      expect(full.stdout, command).toBe('status 1\n');
+    }
   });
 
   it('runs the MCP server with no arguments or "serve", and ends at EOF', () => {
@@ -94,6 +97,18 @@ describe.skipIf(announceSkip('diskprobe df on /', posixPathsSkipReason))('diskpr
       },
     );
     expect(ours).toEqual(gnu);
+  });
+
+  it('shows, listing every file system, the probe that found it not empty: never a size-0 row, even with a timeout too short for some probes', () => {
+    // The emptiness check and the row shown were two probes once: with a 1 ms
+    // timeout the first could time out (kept, as df keeps a mount it cannot
+    // read) and the second answer 0 bytes, listing a cgroup file system.
+    for (let run = 0; run < 3; run++) {
+      for (const timeout of ['1', '2']) {
+        const listed = runCli(['df', '--json', '--timeout', timeout]);
+        for (const usage of JSON.parse(listed.stdout) as Array<{ total: number; mountPoint: string }>) expect(usage.total, usage.mountPoint).toBeGreaterThan(0);
+      }
+    }
   });
 
   it('reports a missing path on stderr, still prints the others, and exits 1', () => {

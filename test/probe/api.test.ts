@@ -5,7 +5,7 @@ import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { announceSkip, isRoot, posixPathsSkipReason, projectRoot, tempDir } from '../helpers/system.js';
-import { backend, type DiskUsage, diskUsage, diskUsageSync } from '../lib.js';
+import { backend, type DiskUsage, diskUsage, diskUsageSync, listMounts, stuckMounts } from '../lib.js';
 
 const expected = process.env.DISKPROBE_BACKEND as 'native' | 'statfs';
 
@@ -184,6 +184,31 @@ describe.skipIf(announceSkip(`the API contract (${expected})`, posixPathsSkipRea
       expect(() => diskUsageSync('/', options as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARG_TYPE', name: 'TypeError' }));
       await expect(diskUsage('/', options as never)).rejects.toMatchObject({ code: 'ERR_INVALID_ARG_TYPE' });
     }
+  });
+
+  it('takes a fractional timeout as the next whole millisecond', async () => {
+    // 0.5 ms was 0 to the addon's pool (an instant ETIMEDOUT that marked "/") and a RangeError to child_process.
+    const outcome = (probe: () => unknown): unknown => {
+      try {
+        return probe();
+      } catch (error) {
+        return error;
+      }
+    };
+    for (const timeout of [0.5, 1.5]) {
+      // The fallback may not start its helper process in 1 or 2 ms: that is its own clear ETIMEDOUT.
+      for (const result of [outcome(() => diskUsageSync('/', { timeout })), await diskUsage('/', { timeout }).catch((error: unknown) => error)]) {
+        if (result instanceof Error) expect(result).toMatchObject({ code: 'ETIMEDOUT', timeout: Math.ceil(timeout) });
+        else expect(result).toMatchObject({ mountPoint: '/' });
+      }
+    }
+    expect(diskUsageSync('/', { timeout: 5000.5 }).mountPoint).toBe('/');
+    expect(stuckMounts()).toEqual([]);
+  });
+
+  it('checks listMounts options: all must be a boolean, and an aborted signal rejects with all as well', async () => {
+    for (const all of ['yes', 1, null] as never[]) await expect(listMounts({ all })).rejects.toMatchObject({ code: 'ERR_INVALID_ARG_TYPE' });
+    for (const all of [true, false]) await expect(listMounts({ all, signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
   });
 
   it('takes null options as none', async () => {
