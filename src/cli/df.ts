@@ -6,7 +6,9 @@ import { dfMounts } from '../probe/probe.js';
 
 import { type DfRow, renderDfTable } from './dfTable.js';
 import { stringifyExact } from './exactJson.js';
+import { displayPath } from '../format/displayPath.js';
 import { failureReason } from '../format/failureReason.js';
+import { quoteName } from '../format/quoteName.js';
 
 export interface DfOptions {
   /** Exact JSON instead of the table. */
@@ -104,7 +106,8 @@ export async function runDf(options: DfOptions, output: DfOutput): Promise<numbe
   let status = 0;
   for (const outcome of outcomes) {
     if (!('error' in outcome) || silenced(outcome.error, listingAll)) continue;
-    output.stderr.write(`diskprobe: ${outcome.target.path}: ${failureReason(outcome.error, options.timeout)}\n`);
+    // Quoted as df quotes it: a newline or a terminal escape in a name cannot break or forge a line.
+    output.stderr.write(`diskprobe: ${quoteName(displayPath(outcome.target.path))}: ${failureReason(outcome.error, options.timeout)}\n`);
     status = 1;
   }
 

@@ -123,6 +123,12 @@ describe.skipIf(announceSkip('diskprobe df on /', posixPathsSkipReason))('diskpr
     expect((JSON.parse(json.stdout) as Array<{ mountPoint: string }>).map((usage) => usage.mountPoint)).toEqual(['/']);
   });
 
+  it('quotes a failing name as df does, so a newline or a terminal escape in it cannot break or forge a line', () => {
+    const failed = runCli(['df', '/no\nsuch', '/\x1b[31mred', '']);
+    expect(failed.status).toBe(1);
+    expect(failed.stderr).toBe("diskprobe: '/no'$'\\n''such': no such file or directory\ndiskprobe: '/'$'\\033''[31mred': no such file or directory\ndiskprobe: '': no such file or directory\n");
+  });
+
   it('prints only errors, and JSON an empty array, when every path fails', () => {
     expect(runCli(['df', MISSING])).toEqual({ status: 1, stdout: '', stderr: `diskprobe: ${MISSING}: no such file or directory\n` });
     expect(runCli(['df', '--json', MISSING]).stdout).toBe('[]\n');
