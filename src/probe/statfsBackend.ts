@@ -32,6 +32,22 @@ function deviceKeyOf(dev: bigint): number {
   return deviceKey(Number(major), Number(minor));
 }
 
+/**
+ * `osPath` for a helper process to probe on this process's behalf. Linux
+ * names the asking process in /proc/self (and /dev/fd, /dev/stdin, ...,
+ * which lead there): in a helper they would name the helper, its cwd and its
+ * descriptors, so they become /proc/<this pid>.
+ */
+function asAsked(osPath: string): string {
+  if (process.platform !== 'linux') return osPath;
+  const own = `/proc/${process.pid}`;
+  if (osPath === '/proc/self' || osPath.startsWith('/proc/self/')) return own + osPath.slice('/proc/self'.length);
+  if (osPath === '/dev/fd' || osPath.startsWith('/dev/fd/')) return `${own}/fd${osPath.slice('/dev/fd'.length)}`;
+  const std = /^\/dev\/std(in|out|err)(?=\/|$)/.exec(osPath);
+  if (std) return `${own}/fd/${['in', 'out', 'err'].indexOf(std[1]!)}${osPath.slice(std[0].length)}`;
+  return osPath;
+}
+
 function toUsage(counts: Counts, osPath: string, path: string, bigint: boolean, context: ProbeContext): AnyUsage {
   const [bsize, blocks, bfree, bavail, files, ffree, dev] = counts;
   const mount = context.mountOf(deviceKeyOf(dev), osPath, path);
@@ -170,13 +186,13 @@ export function createStatfsBackend(context: ProbeContext): ProbeBackend {
       // wait would otherwise keep spawnSync waiting for its exit.
       const posix = process.platform !== 'win32';
       const result = posix
-        ? childProcess().spawnSync('/bin/sh', ['-c', '"$0" "$1" --once "$2" & echo "$!"; wait', process.execPath, helperPath, target.osPath], {
+        ? childProcess().spawnSync('/bin/sh', ['-c', '"$0" "$1" --once "$2" & echo "$!"; wait', process.execPath, helperPath, asAsked(target.osPath)], {
             timeout,
             killSignal: 'SIGKILL',
             encoding: 'utf8',
             stdio: ['ignore', 'pipe', 'ignore'],
           })
-        : childProcess().spawnSync(process.execPath, [helperPath, '--once', target.osPath], { timeout, encoding: 'utf8', windowsHide: true, stdio: ['ignore', 'pipe', 'ignore'] });
+        : childProcess().spawnSync(process.execPath, [helperPath, '--once', asAsked(target.osPath)], { timeout, encoding: 'utf8', windowsHide: true, stdio: ['ignore', 'pipe', 'ignore'] });
       // Lines: the helper's pid (from sh), [-1] once the helper started, its answer.
       let pid = 0, helperStarted = false, answer: unknown[] | undefined;
       for (const line of (result.stdout ?? '').split('\n')) {
@@ -218,7 +234,7 @@ export function createStatfsBackend(context: ProbeContext): ProbeBackend {
           timer: undefined, signal, onAbort: undefined,
         };
         jobs.set(job.id, job);
-        pool.send({ id: job.id, osPath: target.osPath, mountPoint: target.mountPoint });
+        pool.send({ id: job.id, osPath: asAsked(target.osPath), mountPoint: target.mountPoint });
         if (timeout !== Infinity) job.timer = setTimeout(() => expire(job, timeout), timeout);
         if (signal) {
           job.onAbort = () => {

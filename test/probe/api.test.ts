@@ -1,6 +1,6 @@
 // The public API's contract, run once per backend (see vitest.config.ts).
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, realpathSync, rmSync, statfsSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, realpathSync, rmSync, statfsSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -209,6 +209,22 @@ describe.skipIf(announceSkip(`the API contract (${expected})`, posixPathsSkipRea
   it('checks listMounts options: all must be a boolean, and an aborted signal rejects with all as well', async () => {
     for (const all of ['yes', 1, null] as never[]) await expect(listMounts({ all })).rejects.toMatchObject({ code: 'ERR_INVALID_ARG_TYPE' });
     for (const all of [true, false]) await expect(listMounts({ all, signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
+  it.skipIf(announceSkip('/proc/self paths', process.platform === 'linux' && existsSync('/dev/shm') ? undefined : 'needs Linux and /dev/shm'))('answers /proc/self, /dev/fd and /dev/stdin for this process, not a helper', async () => {
+    // The fallback probes in helper processes, where these would name the helper.
+    const file = join('/dev/shm', `diskprobe-self-${process.pid}`);
+    const fd = openSync(file, 'w');
+    try {
+      for (const path of [`/proc/self/fd/${fd}`, `/dev/fd/${fd}`]) {
+        expect((await diskUsage(path)).mountPoint).toBe('/dev/shm');
+        expect(diskUsageSync(path, { timeout: 5000 }).mountPoint).toBe('/dev/shm');
+        expect(diskUsageSync(path).mountPoint).toBe('/dev/shm');
+      }
+    } finally {
+      closeSync(fd);
+      rmSync(file);
+    }
   });
 
   it('takes null options as none', async () => {
