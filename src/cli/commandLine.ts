@@ -88,6 +88,8 @@ const DF_OPTIONS = {
   // types always shown, so these change nothing; -h is not --help here.
   'human-readable': { type: 'boolean', short: 'h' },
   'print-type': { type: 'boolean', short: 'T' },
+  // df accepts -v and ignores it (System V compatibility).
+  v: { type: 'boolean', short: 'v' },
 } as const;
 
 // parseArgs's own messages run to three sentences ("Unknown option '--foo'.
@@ -150,6 +152,13 @@ function parseDf(args: string[]): Command {
  */
 export function parseCommandLine(args: readonly string[]): Command {
   const [first, ...rest] = args;
+  // --help and --version win wherever they stand before a "--" (diskprobe
+  // --help df, diskprobe df / --help); so does -h, except after df, where it
+  // is df's own -h.
+  const own = first === 'df' ? rest : args;
+  const options = own.includes('--') ? own.slice(0, own.indexOf('--')) : own;
+  if (options.includes('--help') || (first !== 'df' && options.includes('-h'))) return { kind: 'help' };
+  if (options.includes('--version')) return { kind: 'version' };
   if (first === 'df') return parseDf(rest);
   if (first === 'serve') return parseServe(rest);
   // No command: the server, which is what MCP hosts start (npx -y diskprobe).

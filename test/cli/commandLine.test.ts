@@ -17,6 +17,7 @@ describe('parseCommandLine', () => {
     expect(parseCommandLine(['df', '-h'])).toEqual(df());
     expect(parseCommandLine(['df', '-hiT', '/'])).toEqual(df({ inodes: true, paths: ['/'] }));
     expect(parseCommandLine(['df', '-i', '--json'])).toEqual(df({ inodes: true, json: true }));
+    expect(parseCommandLine(['df', '-v', '/'])).toEqual(df({ paths: ['/'] }));  // df ignores -v too
   });
 
   it('asks for help or the version before anything else', () => {
@@ -24,6 +25,13 @@ describe('parseCommandLine', () => {
     expect(parseCommandLine(['-h'])).toEqual({ kind: 'help' });
     expect(parseCommandLine(['df', '--help'])).toEqual({ kind: 'help' });
     expect(parseCommandLine(['--version'])).toEqual({ kind: 'version' });
+    // Wherever they stand, before a "--"; -h too, except after df, where it is df's.
+    expect(parseCommandLine(['--help', 'df'])).toEqual({ kind: 'help' });
+    expect(parseCommandLine(['-h', 'df'])).toEqual({ kind: 'help' });
+    expect(parseCommandLine(['--help', '--bogus'])).toEqual({ kind: 'help' });
+    expect(parseCommandLine(['df', '/', '--help'])).toEqual({ kind: 'help' });
+    expect(parseCommandLine(['serve', '--probe-timeout', '9', '--version'])).toEqual({ kind: 'version' });
+    expect(parseCommandLine(['df', '--', '--help'])).toEqual(df({ paths: ['--help'] }));
   });
 
   it('runs the server with no arguments or "serve", with its options', () => {
