@@ -1,6 +1,8 @@
 // `diskprobe df`: probes every mounted file system (the set df lists) or the
 // file system holding each path given, all in parallel and each within the
 // timeout, then prints a table like `df -hT` or exact JSON.
+import { realpathSync, statSync } from 'node:fs';
+
 import { type DiskUsage, diskUsage, listMounts, type Mount } from '../index.js';
 import { dfMounts } from '../probe/probe.js';
 
@@ -52,16 +54,48 @@ async function probeAll(timeout: number): Promise<Outcome[]> {
   });
 }
 
-function probePaths(paths: readonly string[], timeout: number): Promise<Outcome[]> {
-  return Promise.all(
-    paths.map(
-      (path): Promise<Outcome> =>
-        diskUsage(path, { bigint: true, timeout }).then(
-          (usage) => ({ target: { path, mount: undefined }, usage }),
-          (error: unknown) => ({ target: { path, mount: undefined }, error }),
-        ),
-    ),
-  );
+/**
+ * The mount whose device is the node at `path`, if `path` is a device node
+ * mounted somewhere: df reports that file system, not the one holding the
+ * node (`df /dev/vda` shows /, not /dev: get_disk in coreutils' df.c, which
+ * takes the shortest mount point). Called only once the node's own file
+ * system has answered a probe, and mounts are matched by name under /dev, so
+ * nothing that may hang is asked.
+ */
+function mountedFrom(path: string, mounts: Iterable<Mount>): Mount | undefined {
+  let device: string;
+  try {
+    const node = statSync(path);
+    if (!node.isBlockDevice() && !node.isCharacterDevice()) return undefined;
+    device = realpathSync(path);
+  } catch {
+    return undefined;
+  }
+  let best: Mount | undefined;
+  for (const mount of mounts) {
+    if (!mount.device.startsWith('/dev/')) continue;
+    let name = mount.device;
+    try {
+      name = realpathSync(name);
+    } catch {
+      // a name the table keeps for a node that is gone: compared as it is
+    }
+    if (name === device && (best === undefined || mount.mountPoint.length < best.mountPoint.length)) best = mount;
+  }
+  return best;
+}
+
+async function probePath(path: string, timeout: number, mounts: Iterable<Mount>): Promise<Outcome> {
+  let target: Target = { path, mount: undefined };
+  try {
+    const usage = await diskUsage(path, { bigint: true, timeout });
+    const mount = mountedFrom(path, mounts);
+    if (mount === undefined) return { target, usage };
+    target = { path, mount };
+    return { target, usage: await diskUsage(mount.mountPoint, { bigint: true, timeout }) };
+  } catch (error) {
+    return { target, error };
+  }
 }
 
 function rowFor(outcome: Outcome, byPoint: Map<string, Mount>): DfRow | undefined {
@@ -99,9 +133,11 @@ function silenced(error: unknown, listingAll: boolean): boolean {
 /** Runs the command; resolves to the exit status (0, or 1 when any file system failed or did not answer). */
 export async function runDf(options: DfOptions, output: DfOutput): Promise<number> {
   const listingAll = options.paths.length === 0;
-  const outcomes = listingAll ? await probeAll(options.timeout) : await probePaths(options.paths, options.timeout);
   // Only names are read here, no file system is asked: safe with a dead mount.
   const byPoint = listingAll ? new Map<string, Mount>() : mountsByPoint(await listMounts({ all: true }));
+  const outcomes = listingAll
+    ? await probeAll(options.timeout)
+    : await Promise.all(options.paths.map((path) => probePath(path, options.timeout, byPoint.values())));
 
   let status = 0;
   for (const outcome of outcomes) {

@@ -1,7 +1,7 @@
 // The built command end to end: argument handling, exit statuses, and df's
 // output on this machine's root file system.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -145,6 +145,19 @@ describe.skipIf(announceSkip('diskprobe df on /', posixPathsSkipReason))('diskpr
     const ours = tableRows(runCli(['df', projectRoot]).stdout)[0]!;
     // Filesystem, Type, Size and Mounted on; Used and Avail move with the disk.
     expect([ours[0], ours[1], ours[2], ours[6]]).toEqual([gnu[0], gnu[1], gnu[2], gnu[6]]);
+  });
+
+  it.skipIf(announceSkip('diskprobe df of a device node vs GNU df -hT', gnuDfSkipReason))('reports the file system mounted from a device node given as a path, as df does', () => {
+    // Block devices mounted here (/dev/vda on /, ...), but not by other tests, which mount
+    // and unmount under /tmp meanwhile; and a node that is no mount's (/dev/null: its own /dev).
+    const mounted = readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter((line) => line.split(' ')[4]?.startsWith('/tmp/') === false);
+    const sources = mounted.map((line) => line.split(' - ')[1]?.split(' ')[1] ?? '');
+    const devices = [...new Set(sources.filter((device) => device.startsWith('/dev/') && existsSync(device) && statSync(device).isBlockDevice()))].slice(0, 3);
+    for (const node of [...devices, '/dev/null']) {
+      const gnu = tableRows(gnuDf(['-hT', node]))[0]!;
+      const ours = tableRows(runCli(['df', node]).stdout)[0]!;
+      expect([ours[0], ours[1], ours[2], ours[6]], node).toEqual([gnu[0], gnu[1], gnu[2], gnu[6]]);
+    }
   });
 
   it.skipIf(announceSkip('diskprobe df in mountinfo order', linuxSkipReason))('lists the mounted file systems in mount-table order without paths', () => {
