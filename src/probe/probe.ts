@@ -1,5 +1,6 @@
 // The public probe: picks the backend, validates input, and applies the
 // dead-mount guard before any backend is asked.
+import { setMaxListeners } from 'node:events';
 import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, parse, resolve, toNamespacedPath } from 'node:path';
@@ -252,9 +253,17 @@ export type DfMount = { readonly mount: Mount; readonly usage: DiskUsage<bigint>
  */
 export async function dfMounts(timeout: number, signal?: AbortSignal | CancelSignal): Promise<DfMount[]> {
   if (signal?.aborted) throw abortError(signal);
+  // One listener on the caller's signal, not one per mount (past ten, Node
+  // warns of a leak); the probes share a signal of ours, which may have many.
+  const inner = signal && new AbortController();
+  const forward = (): void => inner!.abort(signal!.reason);
+  if (inner) {
+    setMaxListeners(0, inner.signal);
+    signal!.addEventListener('abort', forward, { once: true });
+  }
   const outcomes = await Promise.all(
     tables.fresh().dfCandidates().map((entry) =>
-      diskUsage(entry.mountPoint, { bigint: true, timeout, ...(signal && { signal }) }).then(
+      diskUsage(entry.mountPoint, { bigint: true, timeout, ...(inner && { signal: inner.signal }) }).then(
         (usage): DfMount => ({ mount: publicMount(entry), usage }),
         (error: unknown): DfMount => {
           if ((error as Error | null)?.name === 'AbortError') throw error;
@@ -262,7 +271,7 @@ export async function dfMounts(timeout: number, signal?: AbortSignal | CancelSig
         },
       ),
     ),
-  );
+  ).finally(() => signal?.removeEventListener('abort', forward));
   return outcomes.filter((outcome) => outcome.usage?.total !== 0n);
 }
 

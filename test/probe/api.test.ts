@@ -1,5 +1,6 @@
 // The public API's contract, run once per backend (see vitest.config.ts).
 import { spawnSync } from 'node:child_process';
+import { getEventListeners } from 'node:events';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, realpathSync, rmSync, statfsSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -209,6 +210,12 @@ describe.skipIf(announceSkip(`the API contract (${expected})`, posixPathsSkipRea
   it('checks listMounts options: all must be a boolean, and an aborted signal rejects with all as well', async () => {
     for (const all of ['yes', 1, null] as never[]) await expect(listMounts({ all })).rejects.toMatchObject({ code: 'ERR_INVALID_ARG_TYPE' });
     for (const all of [true, false]) await expect(listMounts({ all, signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
+    // One listener on the caller's signal while it lists, none after.
+    const controller = new AbortController();
+    const listing = listMounts({ signal: controller.signal });
+    expect(getEventListeners(controller.signal, 'abort').length).toBeLessThanOrEqual(1);
+    expect((await listing).length).toBeGreaterThan(0);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 
   it.skipIf(announceSkip('/proc/self paths', process.platform === 'linux' && existsSync('/dev/shm') ? undefined : 'needs Linux and /dev/shm'))('answers /proc/self, /dev/fd and /dev/stdin for this process, not a helper', async () => {
