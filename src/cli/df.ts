@@ -48,7 +48,7 @@ function mountsByPoint(mounts: readonly Mount[]): Map<string, Mount> {
 
 /** Every file system df lists, each probed once: the probe that found it not empty is the one shown. */
 async function probeAll(timeout: number): Promise<Outcome[]> {
-  return (await dfMounts(timeout)).map(({ mount, usage, error }) => {
+  return (await dfMounts({ timeout, bigint: true })).map(({ mount, usage, error }) => {
     const target = { path: mount.mountPoint, mount };
     return usage === undefined ? { target, error } : { target, usage };
   });

@@ -241,18 +241,35 @@ function publicMount(entry: MountEntry): Mount {
   return { mountPoint: entry.mountPoint, device: entry.device, fsType: entry.fsType, readOnly: entry.readOnly, pseudo: entry.pseudo };
 }
 
-/** A mount df lists, with what its probe found: usage (bigint), or the error. */
-export type DfMount = { readonly mount: Mount; readonly usage: DiskUsage<bigint>; readonly error?: undefined } | { readonly mount: Mount; readonly usage?: undefined; readonly error: unknown };
+/** A mount df lists, with what its probe found: usage, or the error. */
+export type DfMount<N extends number | bigint> =
+  | { readonly mount: Mount; readonly usage: DiskUsage<N>; readonly error?: undefined }
+  | { readonly mount: Mount; readonly usage?: undefined; readonly error: unknown };
+
+export interface DfMountsOptions {
+  /** Milliseconds each probe may take. */
+  readonly timeout: number;
+  readonly signal?: AbortSignal | CancelSignal;
+  /** Which mount points to consider (and probe); by default all. */
+  readonly include?: (mountPoint: string) => boolean;
+  /** Told as each probe settles: how many have, of how many probed. */
+  readonly onProgress?: (done: number, total: number, mountPoint: string) => void;
+}
 
 /**
  * The mounts `df` lists, each probed once (in parallel, within `timeout`):
  * no pseudo file systems, one mount per device, none of size 0; one that
  * does not answer, or cannot be read, is listed with its error, as df lists
- * it. For callers that show the numbers as well (diskprobe df), so that what
- * is shown is what was checked for size 0, and nothing is probed twice.
+ * it. For callers that show the numbers as well (diskprobe df, list_mounts),
+ * so that what is shown is what was checked for size 0, and nothing is
+ * probed twice.
  */
-export async function dfMounts(timeout: number, signal?: AbortSignal | CancelSignal): Promise<DfMount[]> {
+export async function dfMounts(options: DfMountsOptions & { readonly bigint: true }): Promise<Array<DfMount<bigint>>>;
+export async function dfMounts(options: DfMountsOptions & { readonly bigint?: false }): Promise<Array<DfMount<number>>>;
+export async function dfMounts(options: DfMountsOptions & { readonly bigint?: boolean }): Promise<Array<DfMount<number | bigint>>> {
+  const { timeout, signal, include, onProgress } = options;
   if (signal?.aborted) throw abortError(signal);
+  const candidates = tables.fresh().dfCandidates().filter((entry) => include?.(entry.mountPoint) ?? true);
   // One listener on the caller's signal, not one per mount (past ten, Node
   // warns of a leak); the probes share a signal of ours, which may have many.
   const inner = signal && new AbortController();
@@ -261,18 +278,21 @@ export async function dfMounts(timeout: number, signal?: AbortSignal | CancelSig
     setMaxListeners(0, inner.signal);
     signal!.addEventListener('abort', forward, { once: true });
   }
+  let done = 0;
   const outcomes = await Promise.all(
-    tables.fresh().dfCandidates().map((entry) =>
-      diskUsage(entry.mountPoint, { bigint: true, timeout, ...(inner && { signal: inner.signal }) }).then(
-        (usage): DfMount => ({ mount: publicMount(entry), usage }),
-        (error: unknown): DfMount => {
-          if ((error as Error | null)?.name === 'AbortError') throw error;
-          return { mount: publicMount(entry), error };
-        },
-      ),
+    candidates.map((entry) =>
+      (diskUsage(entry.mountPoint, { bigint: options.bigint === true, timeout, ...(inner && { signal: inner.signal }) }) as Promise<DiskUsage<number | bigint>>)
+        .then(
+          (usage): DfMount<number | bigint> => ({ mount: publicMount(entry), usage }),
+          (error: unknown): DfMount<number | bigint> => {
+            if ((error as Error | null)?.name === 'AbortError') throw error;
+            return { mount: publicMount(entry), error };
+          },
+        )
+        .finally(() => onProgress?.(++done, candidates.length, entry.mountPoint)),
     ),
   ).finally(() => signal?.removeEventListener('abort', forward));
-  return outcomes.filter((outcome) => outcome.usage?.total !== 0n);
+  return outcomes.filter(({ usage }) => usage === undefined || (usage.total !== 0 && usage.total !== 0n));
 }
 
 /**
@@ -288,5 +308,5 @@ export async function listMounts(options?: ListMountsOptions | null): Promise<Mo
   const timeout = validateTimeout(options.timeout) ?? DEFAULT_TIMEOUT_MS;
   if (options.signal?.aborted) throw abortError(options.signal);
   if (options.all === true) return tables.fresh().entries.map(publicMount);
-  return (await dfMounts(timeout, options.signal)).map((outcome) => outcome.mount);
+  return (await dfMounts({ timeout, ...(options.signal && { signal: options.signal }) })).map((outcome) => outcome.mount);
 }

@@ -2,8 +2,9 @@
 // A dead mount is reported as not responding once --probe-timeout passes
 // (at once if it is already known to be stuck), never waited on for longer.
 import { humanSize } from '../../format/humanSize.js';
-import { type DiskUsage, diskUsage, listMounts } from '../../index.js';
-import type { Tool } from './tool.js';
+import { diskUsage, listMounts } from '../../index.js';
+import { type DfMount, type DfMountsOptions, dfMounts } from '../../probe/probe.js';
+import type { Tool, ToolContext } from './tool.js';
 import { probeFailure } from './probeFailure.js';
 import { USAGE_SCHEMA, usageData } from './usageSchema.js';
 
@@ -45,24 +46,17 @@ export const listMountsTool: Tool = {
 
   async call(args, context) {
     const { probeTimeout: timeout, signal } = context;
-    const mounts = (await listMounts({ all: args.all === true, timeout, signal })).filter((mount) => context.roots.showsMount(mount.mountPoint));
-    let done = 0;
-    context.progress(0, mounts.length);
-    const outcomes = await Promise.all(
-      mounts.map((mount) =>
-        diskUsage(mount.mountPoint, { timeout, signal }).then(
-          (usage): DiskUsage | Error => usage,
-          (error: Error) => error,
-        ).finally(() => context.progress(++done, mounts.length, `probed ${mount.mountPoint}`)),
-      ),
-    );
+    const shown = (mountPoint: string): boolean => context.roots.showsMount(mountPoint);
+    // As each probe settles (none before: progress 0 tells a client nothing it does not know).
+    const onProgress = (done: number, total: number, mountPoint: string): void => context.progress(done, total, `probed ${mountPoint}`);
+    // df's set: each mount probed once, and the probe that found it not empty is the one shown.
+    const listed = args.all === true ? await probeEvery(timeout, signal, shown, onProgress) : await dfMounts({ timeout, signal, include: shown, onProgress });
     if (signal.aborted) throw signal.reason;
     const lines: string[] = [];
-    const entries = mounts.map((mount, index) => {
-      const outcome = outcomes[index]!;
+    const entries = listed.map(({ mount, usage: outcome, error }) => {
       const { mountPoint, device, fsType, readOnly } = mount;
-      if (outcome instanceof Error) {
-        const failure = probeFailure(mountPoint, outcome, timeout).text;
+      if (outcome === undefined) {
+        const failure = probeFailure(mountPoint, error, timeout).text;
         lines.push(`${mountPoint} (${fsType}, ${device}): ${failure}`);
         return { mountPoint, device, fsType, readOnly, usage: null, error: failure };
       }
@@ -75,3 +69,24 @@ export const listMountsTool: Tool = {
     return { text: lines.join('\n') || 'no file systems', structured: { mounts: entries } };
   },
 };
+
+/** Every mount in the table (df -a), each probed, in the shape dfMounts gives. */
+async function probeEvery(
+  timeout: number,
+  signal: ToolContext['signal'],
+  shown: (mountPoint: string) => boolean,
+  onProgress: NonNullable<DfMountsOptions['onProgress']>,
+): Promise<Array<DfMount<number>>> {
+  const mounts = (await listMounts({ all: true, timeout, signal })).filter((mount) => shown(mount.mountPoint));
+  let done = 0;
+  return Promise.all(
+    mounts.map((mount) =>
+      diskUsage(mount.mountPoint, { timeout, signal })
+        .then(
+          (usage): DfMount<number> => ({ mount, usage }),
+          (error: unknown): DfMount<number> => ({ mount, error }),
+        )
+        .finally(() => onProgress(++done, mounts.length, mount.mountPoint)),
+    ),
+  );
+}
