@@ -203,8 +203,11 @@ describe.skipIf(announceSkip(`the API contract (${expected})`, posixPathsSkipRea
         else expect(result).toMatchObject({ mountPoint: '/' });
       }
     }
-    expect(diskUsageSync('/', { timeout: 5000.5 }).mountPoint).toBe('/');
+    // A probe given 1 ms may outlast it and mark "/" until it returns (on the fallback, a
+    // helper's probe takes longer than that): then it is healthy again.
+    for (const until = Date.now() + 10_000; stuckMounts().length > 0 && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(stuckMounts()).toEqual([]);
+    expect(diskUsageSync('/', { timeout: 5000.5 }).mountPoint).toBe('/');
   });
 
   it('checks listMounts options: all must be a boolean, and an aborted signal rejects with all as well', async () => {
