@@ -18,14 +18,18 @@ const workerPath = fileURLToPath(new URL('./dfWorker.js', import.meta.url));
 
 export function runDfIsolated(options: DfOptions, output: DfOutput): Promise<number> {
   return new Promise((resolve) => {
-    // No stdio of ours: a child stuck at exit must not hold a pipe that
-    // whoever reads our output is waiting to see closed.
-    const child = fork(workerPath, [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], serialization: 'json' });
+    // None of our stdio: a child stuck at exit must not hold a pipe that
+    // whoever reads our output (`out=$(diskprobe df 2>&1)`) waits to see
+    // closed. What it writes to stderr itself (a warning from Node) comes
+    // through a pipe of its own, relayed until we finish.
+    const child = fork(workerPath, [], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json' });
+    child.stderr!.on('data', (chunk: Buffer) => output.stderr.write(chunk.toString()));
     let settled = false;
     const finish = (status: number): void => {
       if (settled) return;
       settled = true;
       if (child.connected) child.disconnect();
+      child.stderr!.destroy();
       child.unref();
       resolve(status);
     };

@@ -45,7 +45,10 @@ class Helper {
     onLine: (helper: Helper, fields: unknown[]) => void,
     onExit: (helper: Helper) => void,
   ) {
-    this.child = childProcess().spawn(process.execPath, [helperPath], { stdio: ['pipe', 'pipe', 'inherit'], windowsHide: true });
+    // Not our stderr: a helper stuck on a dead FUSE mount outlives us, and
+    // would hold the pipe that whoever reads our stderr waits to see closed.
+    // It reports everything over stdout; a crash shows as its exit.
+    this.child = childProcess().spawn(process.execPath, [helperPath], { stdio: ['pipe', 'pipe', 'ignore'], windowsHide: true });
     this.child.stdout.setEncoding('utf8');
     this.child.stdout.on('data', (chunk: string) => {
       this.buffered += chunk;

@@ -3,10 +3,12 @@
 // exits 1, and the process ends. Each test uses a fresh dead mount so the
 // command is the first to call into it: that call is then held by the
 // daemon, the hardest case for a process that wants to exit.
+import { spawn } from 'node:child_process';
+
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { announceSkip, type FuseMount, fuseSkipReason, mountFuse } from '../helpers/system.js';
-import { runCliUntil } from './cliProcess.js';
+import { cliPath, runCliUntil } from './cliProcess.js';
 
 const TIMEOUT = 300;
 // How long the command may take to exit at most: it should need about
@@ -32,6 +34,24 @@ describe.skipIf(announceSkip('diskprobe df with a dead mount', fuseSkipReason)).
     expect(result.stdout.split('\n')[1]).toMatch(/^fusefix +fuse\.fusefix not responding +\S/);
     expect(result.stderr).toBe(`diskprobe: ${dead.dir}: not responding after ${TIMEOUT} ms\n`);
     expect(result.status, 'the process must exit, not wait for the dead mount').toBe(1);
+  });
+
+  it('ends a pipeline that reads its stdout and stderr together: the probing child, left stuck, holds neither', async () => {
+    dead = await mountFuse('hang');
+    // `| cat` ends only when every writer of the pipe has closed it, the stuck child included.
+    const piped = spawn('sh', ['-c', `"$0" "$1" df --timeout ${TIMEOUT} "$2" / 2>&1 | cat`, process.execPath, cliPath, dead.dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let text = '';
+    piped.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    const status = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => resolve(null), EXIT_DEADLINE_MS);
+      piped.on('exit', (code) => {
+        clearTimeout(timer);
+        resolve(code);
+      });
+    });
+    expect(status, 'the pipeline must end, not wait for the child stuck on the dead mount').toBe(0);
+    expect(text).toContain(`diskprobe: ${dead.dir}: not responding after ${TIMEOUT} ms\n`);
+    expect(text).toMatch(/ \/\n/);
   });
 
   it('leaves it out of --json and says so on stderr', async () => {
