@@ -5,12 +5,12 @@ import { realpathSync, statSync } from 'node:fs';
 
 import { type DiskUsage, diskUsage, listMounts, type Mount } from '../index.js';
 import { dfMounts } from '../probe/probe.js';
-
-import { type DfRow, renderDfTable } from './dfTable.js';
-import { stringifyExact } from './exactJson.js';
 import { displayPath } from '../format/displayPath.js';
 import { failureReason } from '../format/failureReason.js';
 import { quoteName } from '../format/quoteName.js';
+
+import { type DfRow, renderDfTable } from './dfTable.js';
+import { stringifyExact } from './exactJson.js';
 
 export interface DfOptions {
   /** Exact JSON instead of the table. */

@@ -247,6 +247,8 @@ export type DfMount<N extends number | bigint> =
   | { readonly mount: Mount; readonly usage?: undefined; readonly error: unknown };
 
 export interface DfMountsOptions {
+  /** Every mount in the table, as `df -a` lists them, empty ones too. */
+  readonly all?: boolean;
   /** Milliseconds each probe may take. */
   readonly timeout: number;
   readonly signal?: AbortSignal | CancelSignal;
@@ -269,7 +271,8 @@ export async function dfMounts(options: DfMountsOptions & { readonly bigint?: fa
 export async function dfMounts(options: DfMountsOptions & { readonly bigint?: boolean }): Promise<Array<DfMount<number | bigint>>> {
   const { timeout, signal, include, onProgress } = options;
   if (signal?.aborted) throw abortError(signal);
-  const candidates = tables.fresh().dfCandidates().filter((entry) => include?.(entry.mountPoint) ?? true);
+  const table = tables.fresh();
+  const candidates = (options.all === true ? table.entries : table.dfCandidates()).filter((entry) => include?.(entry.mountPoint) ?? true);
   // One listener on the caller's signal, not one per mount (past ten, Node
   // warns of a leak); the probes share a signal of ours, which may have many.
   const inner = signal && new AbortController();
@@ -292,7 +295,7 @@ export async function dfMounts(options: DfMountsOptions & { readonly bigint?: bo
         .finally(() => onProgress?.(++done, candidates.length, entry.mountPoint)),
     ),
   ).finally(() => signal?.removeEventListener('abort', forward));
-  return outcomes.filter(({ usage }) => usage === undefined || (usage.total !== 0 && usage.total !== 0n));
+  return options.all === true ? outcomes : outcomes.filter(({ usage }) => usage === undefined || (usage.total !== 0 && usage.total !== 0n));
 }
 
 /**

@@ -2,9 +2,8 @@
 // A dead mount is reported as not responding once --probe-timeout passes
 // (at once if it is already known to be stuck), never waited on for longer.
 import { humanSize } from '../../format/humanSize.js';
-import { diskUsage, listMounts } from '../../index.js';
-import { type DfMount, type DfMountsOptions, dfMounts } from '../../probe/probe.js';
-import type { Tool, ToolContext } from './tool.js';
+import { dfMounts } from '../../probe/probe.js';
+import type { Tool } from './tool.js';
 import { probeFailure } from './probeFailure.js';
 import { USAGE_SCHEMA, usageData } from './usageSchema.js';
 
@@ -49,8 +48,8 @@ export const listMountsTool: Tool = {
     const shown = (mountPoint: string): boolean => context.roots.showsMount(mountPoint);
     // As each probe settles (none before: progress 0 tells a client nothing it does not know).
     const onProgress = (done: number, total: number, mountPoint: string): void => context.progress(done, total, `probed ${mountPoint}`);
-    // df's set: each mount probed once, and the probe that found it not empty is the one shown.
-    const listed = args.all === true ? await probeEvery(timeout, signal, shown, onProgress) : await dfMounts({ timeout, signal, include: shown, onProgress });
+    // Each mount probed once: for df's set, the probe that found it not empty is the one shown.
+    const listed = await dfMounts({ all: args.all === true, timeout, signal, include: shown, onProgress });
     if (signal.aborted) throw signal.reason;
     const lines: string[] = [];
     const entries = listed.map(({ mount, usage: outcome, error }) => {
@@ -70,23 +69,3 @@ export const listMountsTool: Tool = {
   },
 };
 
-/** Every mount in the table (df -a), each probed, in the shape dfMounts gives. */
-async function probeEvery(
-  timeout: number,
-  signal: ToolContext['signal'],
-  shown: (mountPoint: string) => boolean,
-  onProgress: NonNullable<DfMountsOptions['onProgress']>,
-): Promise<Array<DfMount<number>>> {
-  const mounts = (await listMounts({ all: true, timeout, signal })).filter((mount) => shown(mount.mountPoint));
-  let done = 0;
-  return Promise.all(
-    mounts.map((mount) =>
-      diskUsage(mount.mountPoint, { timeout, signal })
-        .then(
-          (usage): DfMount<number> => ({ mount, usage }),
-          (error: unknown): DfMount<number> => ({ mount, error }),
-        )
-        .finally(() => onProgress(++done, mounts.length, mount.mountPoint)),
-    ),
-  );
-}
