@@ -71,7 +71,7 @@ export async function calibrate(contender, { warmupMs, batchMs }) {
     const batchNs = (await contender.measure(calls)).wallNs * calls;
     if (batchNs >= batchMs * 1e6) {
       if (performance.now() >= warmupEnds) return calls;
-      continue;  // long enough, but not yet warm: repeat at this size
+      continue; // long enough, but not yet warm: repeat at this size
     }
     // Aim straight for the target length, growing at most 16× a step so one
     // slow first batch (JIT, page faults) cannot overshoot by orders of magnitude.

@@ -52,7 +52,7 @@ process.env.DISKPROBE_BACKEND ??= 'native';
 const { backend, diskUsage, diskUsageSync } = await import('../dist/index.js');
 const { default: checkDiskSpace } = await import('check-disk-space');
 
-statfsSync(path);  // fail now, with fs's own error, on a path that cannot be probed
+statfsSync(path); // fail now, with fs's own error, on a path that cannot be probed
 statfsSync(below);
 const probed = diskUsageSync(path);
 const probedBelow = diskUsageSync(below);
@@ -61,45 +61,99 @@ const floor = buildFloor();
 if (floor.skipped) console.error(`note: ${floor.skipped}; the C floor rows are skipped`);
 
 const RETURNS = [
-  { who: '`diskUsageSync` / `diskUsage`', what: 'exact bytes (block counts × `f_frsize`), used, usedPercent (df\'s Use% when rounded up), mount point, fs type, inode counts; numbers or bigint' },
-  { who: '`fs.statfsSync` / `fs.promises.statfs`', what: 'the raw `statfs` counts (blocks, bfree, bavail, files, ffree), `bsize` = `f_bsize` (on virtiofs, ZFS, CephFS and FUSE it differs from `f_frsize`, the unit the counts are in), the fs magic number; no bytes, no mount point, no fs name' },
+  {
+    who: '`diskUsageSync` / `diskUsage`',
+    what: "exact bytes (block counts × `f_frsize`), used, usedPercent (df's Use% when rounded up), mount point, fs type, inode counts; numbers or bigint",
+  },
+  {
+    who: '`fs.statfsSync` / `fs.promises.statfs`',
+    what: 'the raw `statfs` counts (blocks, bfree, bavail, files, ffree), `bsize` = `f_bsize` (on virtiofs, ZFS, CephFS and FUSE it differs from `f_frsize`, the unit the counts are in), the fs magic number; no bytes, no mount point, no fs name',
+  },
   { who: '`check-disk-space`', what: '`diskPath`, `free`, `size`: bytes parsed from `df -kP`, so in whole KiB; no inodes' },
   { who: 'the C floors', what: 'nothing: the system calls alone' },
 ];
 
 /** The table's rows, in order; `context` rows inform but carry no target. */
 const rows = [
-  floor.skipped ? null : { key: 'floor', label: 'C floor: `statvfs` + `stat` (bench/floor.c, -O2)',
-    contender: floorContender('floor', floor.binary, path, 'statvfs+stat') },
-  { key: 'sync', label: `diskprobe \`diskUsageSync\` (${backend})`,
-    contender: { name: 'sync', measure: (calls) => timeSync(() => diskUsageSync(path), calls) } },
-  { key: 'statfsSync', label: '`fs.statfsSync`',
-    contender: { name: 'statfsSync', measure: (calls) => timeSync(() => statfsSync(path), calls) } },
-  { key: 'async', label: `diskprobe \`diskUsage\` (${backend}), sequential`,
-    contender: { name: 'async', measure: (calls) => timeSequential(() => diskUsage(path), calls) } },
-  { key: 'statfsAsync', label: '`fs.promises.statfs`, sequential',
-    contender: { name: 'statfsAsync', measure: (calls) => timeSequential(() => statfs(path), calls) } },
-  { key: 'checkDiskSpace', label: '`check-disk-space` (spawns `df`), sequential',
-    contender: { name: 'checkDiskSpace', fixedCalls: CHECK_DISK_SPACE_CALLS, measure: async (calls) => ({
-      ...(await timeSequential(() => checkDiskSpace(path), calls)),
-      cpuNs: undefined,  // most of its work is df's, in another process
-    }) } },
-  { key: 'syncBelow', label: `diskprobe \`diskUsageSync\`, below a mount point`,
-    contender: { name: 'syncBelow', measure: (calls) => timeSync(() => diskUsageSync(below), calls) } },
-  { key: 'statfsSyncBelow', label: '`fs.statfsSync`, below a mount point',
-    contender: { name: 'statfsSyncBelow', measure: (calls) => timeSync(() => statfsSync(below), calls) } },
-  { key: 'asyncBelow', label: `diskprobe \`diskUsage\`, below a mount point, sequential`,
-    contender: { name: 'asyncBelow', measure: (calls) => timeSequential(() => diskUsage(below), calls) } },
-  { key: 'statfsAsyncBelow', label: '`fs.promises.statfs`, below a mount point, sequential',
-    contender: { name: 'statfsAsyncBelow', measure: (calls) => timeSequential(() => statfs(below), calls) } },
-  floor.skipped ? null : { key: 'floorStatvfs', context: true, label: 'C: `statvfs` alone (the probe once the path\'s mount is known)',
-    contender: floorContender('floorStatvfs', floor.binary, path, 'statvfs') },
-  floor.skipped ? null : { key: 'floorStatfs', context: true, label: 'C: `statfs` alone (the call behind `fs.statfsSync`)',
-    contender: floorContender('floorStatfs', floor.binary, path, 'statfs') },
-  { key: 'asyncLoaded', context: true, label: `diskprobe \`diskUsage\`, ${IN_FLIGHT} in flight`,
-    contender: { name: 'asyncLoaded', measure: (calls) => timeConcurrent(() => diskUsage(path), calls, IN_FLIGHT) } },
-  { key: 'statfsAsyncLoaded', context: true, label: `\`fs.promises.statfs\`, ${IN_FLIGHT} in flight`,
-    contender: { name: 'statfsAsyncLoaded', measure: (calls) => timeConcurrent(() => statfs(path), calls, IN_FLIGHT) } },
+  floor.skipped
+    ? null
+    : { key: 'floor', label: 'C floor: `statvfs` + `stat` (bench/floor.c, -O2)', contender: floorContender('floor', floor.binary, path, 'statvfs+stat') },
+  {
+    key: 'sync',
+    label: `diskprobe \`diskUsageSync\` (${backend})`,
+    contender: { name: 'sync', measure: (calls) => timeSync(() => diskUsageSync(path), calls) },
+  },
+  { key: 'statfsSync', label: '`fs.statfsSync`', contender: { name: 'statfsSync', measure: (calls) => timeSync(() => statfsSync(path), calls) } },
+  {
+    key: 'async',
+    label: `diskprobe \`diskUsage\` (${backend}), sequential`,
+    contender: { name: 'async', measure: (calls) => timeSequential(() => diskUsage(path), calls) },
+  },
+  {
+    key: 'statfsAsync',
+    label: '`fs.promises.statfs`, sequential',
+    contender: { name: 'statfsAsync', measure: (calls) => timeSequential(() => statfs(path), calls) },
+  },
+  {
+    key: 'checkDiskSpace',
+    label: '`check-disk-space` (spawns `df`), sequential',
+    contender: {
+      name: 'checkDiskSpace',
+      fixedCalls: CHECK_DISK_SPACE_CALLS,
+      measure: async (calls) => ({
+        ...(await timeSequential(() => checkDiskSpace(path), calls)),
+        cpuNs: undefined, // most of its work is df's, in another process
+      }),
+    },
+  },
+  {
+    key: 'syncBelow',
+    label: `diskprobe \`diskUsageSync\`, below a mount point`,
+    contender: { name: 'syncBelow', measure: (calls) => timeSync(() => diskUsageSync(below), calls) },
+  },
+  {
+    key: 'statfsSyncBelow',
+    label: '`fs.statfsSync`, below a mount point',
+    contender: { name: 'statfsSyncBelow', measure: (calls) => timeSync(() => statfsSync(below), calls) },
+  },
+  {
+    key: 'asyncBelow',
+    label: `diskprobe \`diskUsage\`, below a mount point, sequential`,
+    contender: { name: 'asyncBelow', measure: (calls) => timeSequential(() => diskUsage(below), calls) },
+  },
+  {
+    key: 'statfsAsyncBelow',
+    label: '`fs.promises.statfs`, below a mount point, sequential',
+    contender: { name: 'statfsAsyncBelow', measure: (calls) => timeSequential(() => statfs(below), calls) },
+  },
+  floor.skipped
+    ? null
+    : {
+        key: 'floorStatvfs',
+        context: true,
+        label: "C: `statvfs` alone (the probe once the path's mount is known)",
+        contender: floorContender('floorStatvfs', floor.binary, path, 'statvfs'),
+      },
+  floor.skipped
+    ? null
+    : {
+        key: 'floorStatfs',
+        context: true,
+        label: 'C: `statfs` alone (the call behind `fs.statfsSync`)',
+        contender: floorContender('floorStatfs', floor.binary, path, 'statfs'),
+      },
+  {
+    key: 'asyncLoaded',
+    context: true,
+    label: `diskprobe \`diskUsage\`, ${IN_FLIGHT} in flight`,
+    contender: { name: 'asyncLoaded', measure: (calls) => timeConcurrent(() => diskUsage(path), calls, IN_FLIGHT) },
+  },
+  {
+    key: 'statfsAsyncLoaded',
+    context: true,
+    label: `\`fs.promises.statfs\`, ${IN_FLIGHT} in flight`,
+    contender: { name: 'statfsAsyncLoaded', measure: (calls) => timeConcurrent(() => statfs(path), calls, IN_FLIGHT) },
+  },
 ].filter(Boolean);
 
 /** Heads the section when it is first added to the doc; hand edits to it are kept after that. */
@@ -119,7 +173,7 @@ const TARGETS = [
 const CONTEXT_RATIOS = [
   { what: '`diskUsageSync` ÷ C `statvfs` alone', of: 'sync', over: 'floorStatvfs' },
   { what: 'C `statvfs` + `stat` ÷ C `statfs` alone: the price of the second syscall', of: 'floor', over: 'floorStatfs' },
-  { what: '`fs.statfsSync` ÷ C `statfs` alone: Node\'s own overhead', of: 'statfsSync', over: 'floorStatfs' },
+  { what: "`fs.statfsSync` ÷ C `statfs` alone: Node's own overhead", of: 'statfsSync', over: 'floorStatfs' },
   { what: '`diskUsage` ÷ `fs.promises.statfs` (sequential), in CPU time', of: 'async', over: 'statfsAsync', field: 'cpuUs' },
   { what: `\`diskUsage\` ÷ \`fs.promises.statfs\`, ${IN_FLIGHT} in flight`, of: 'asyncLoaded', over: 'statfsAsyncLoaded' },
   { what: '`check-disk-space` ÷ `diskUsage` (sequential)', of: 'checkDiskSpace', over: 'async' },
@@ -133,24 +187,32 @@ try {
     process.stderr.write(`${row.contender.calls} calls a batch\n`);
   }
   const showRound = process.stderr.isTTY ? (done) => process.stderr.write(`\rround ${done}/${rounds}`) : undefined;
-  const samples = await runRounds(rows.map((row) => row.contender), rounds, showRound);
+  const samples = await runRounds(
+    rows.map((row) => row.contender),
+    rounds,
+    showRound,
+  );
   console.error(`${process.stderr.isTTY ? '\r' : ''}measured in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
-  const results = new Map(rows.map((row) => {
-    const batches = samples.get(row.contender.name);
-    const wall = batches.map((timing) => timing.wallNs / 1000);
-    const cpu = batches.some((timing) => timing.cpuNs === undefined) ? undefined : batches.map((timing) => timing.cpuNs / 1000);
-    return [row.key, { ...row, medianUs: median(wall), p25Us: quantile(wall, 0.25), p75Us: quantile(wall, 0.75), cpuUs: cpu && median(cpu) }];
-  }));
+  const results = new Map(
+    rows.map((row) => {
+      const batches = samples.get(row.contender.name);
+      const wall = batches.map((timing) => timing.wallNs / 1000);
+      const cpu = batches.some((timing) => timing.cpuNs === undefined) ? undefined : batches.map((timing) => timing.cpuNs / 1000);
+      return [row.key, { ...row, medianUs: median(wall), p25Us: quantile(wall, 0.25), p75Us: quantile(wall, 0.75), cpuUs: cpu && median(cpu) }];
+    }),
+  );
   const unsteady = (key) => results.has(key) && results.get(key).p75Us / results.get(key).p25Us > UNSTEADY_SPREAD;
   // Whether `of`'s middle half of batch means overlaps `over`'s scaled by the
   // target's limit: then the verdict is a coin toss between runs.
   const rangesMeet = (of, over, limit) => {
-    const a = results.get(of), b = results.get(over);
+    const a = results.get(of),
+      b = results.get(over);
     return a !== undefined && b !== undefined && a.p25Us <= b.p75Us * limit && b.p25Us * limit <= a.p75Us;
   };
   const ratio = (of, over, field = 'medianUs') => {
-    const value = results.get(of)?.[field], base = results.get(over)?.[field];
+    const value = results.get(of)?.[field],
+      base = results.get(over)?.[field];
     return value === undefined || base === undefined ? undefined : value / base;
   };
 
@@ -159,12 +221,14 @@ try {
     methodText(),
     resultsTable([...results.values()]),
     returnsList(),
-    targetsTable(TARGETS.map((target) => ({
-      ...target,
-      ratio: ratio(target.of, target.over),
-      unsteady: unsteady(target.of) || unsteady(target.over),
-      close: rangesMeet(target.of, target.over, target.limit),
-    }))),
+    targetsTable(
+      TARGETS.map((target) => ({
+        ...target,
+        ratio: ratio(target.of, target.over),
+        unsteady: unsteady(target.of) || unsteady(target.over),
+        close: rangesMeet(target.of, target.over, target.limit),
+      })),
+    ),
     contextList(CONTEXT_RATIOS.map((entry) => ({ ...entry, ratio: ratio(entry.of, entry.over, entry.field) }))),
   ].join('\n\n');
   console.log(`\n${body}\n`);
@@ -177,7 +241,12 @@ try {
 function machineSummary() {
   const cpus = os.cpus();
   const glibc = process.report?.getReport().header.glibcVersionRuntime;
-  const addon = backend === 'native' ? createRequire(import.meta.url)('node-gyp-build').path(ROOT).slice(ROOT.length) : 'none';
+  const addon =
+    backend === 'native'
+      ? createRequire(import.meta.url)('node-gyp-build')
+          .path(ROOT)
+          .slice(ROOT.length)
+      : 'none';
   const { version } = createRequire(import.meta.url)('../package.json');
   return [
     `Run of ${new Date().toISOString().slice(0, 10)}, diskprobe ${version}${sourceRevision()}, addon \`${addon}\`.`,
@@ -209,14 +278,14 @@ function methodText() {
     '- A batch gives its mean time per call; the table shows the median of those batch means, and their',
     '  25th–75th percentiles.',
     '- Asynchronous calls are measured **sequentially**, the primary measure: each call is awaited before the next',
-    '  starts, so the figure is one call\'s latency, trip to a worker thread and back included. As context, the same',
+    "  starts, so the figure is one call's latency, trip to a worker thread and back included. As context, the same",
     `  calls with ${IN_FLIGHT} in flight (elapsed time ÷ calls: the cost per call under load).`,
     '- "CPU µs": this process\'s CPU time per call (all threads, user + system, `process.cpuUsage()`), median of the',
-    '  batches. Time spent idle waiting for a thread is left out; the kernel\'s (and a hypervisor\'s) work to wake',
+    "  batches. Time spent idle waiting for a thread is left out; the kernel's (and a hypervisor's) work to wake",
     '  that thread is not. "–" where the work runs in another process.',
     '- The C floors, when a C compiler is found (`$CC`, default `cc`), are built with `-O2` on each run and time their own batches with',
     '  `clock_gettime(CLOCK_MONOTONIC)` after an unreported warm-up batch, so process start-up is not counted.',
-    '- Calls use default options: numbers, not bigint; `diskUsage`\'s default 5000 ms timeout.',
+    "- Calls use default options: numbers, not bigint; `diskUsage`'s default 5000 ms timeout.",
   ].join('\n');
 }
 
@@ -225,10 +294,7 @@ function microseconds(value) {
 }
 
 function resultsTable(results) {
-  const lines = [
-    '| Approach | µs per call (median) | p25–p75 µs | CPU µs per call | Calls a batch |',
-    '|---|--:|--:|--:|--:|',
-  ];
+  const lines = ['| Approach | µs per call (median) | p25–p75 µs | CPU µs per call | Calls a batch |', '|---|--:|--:|--:|--:|'];
   for (const row of results) {
     const label = row.context ? `${row.label} *(context)*` : row.label;
     const cpu = row.cpuUs === undefined ? '–' : microseconds(row.cpuUs);
@@ -238,11 +304,7 @@ function resultsTable(results) {
 }
 
 function returnsList() {
-  return [
-    'What each returns:',
-    '',
-    ...RETURNS.map(({ who, what }) => `- ${who}: ${what}`),
-  ].join('\n');
+  return ['What each returns:', '', ...RETURNS.map(({ who, what }) => `- ${who}: ${what}`)].join('\n');
 }
 
 function targetsTable(targets) {
@@ -260,8 +322,11 @@ function targetsTable(targets) {
     lines.push(`| ${what} | ${ratio.toFixed(2)}× | ≤ ${limit.toFixed(1)}× | **${result}**${notes.length ? ` (${notes.join('; ')})` : ''} |`);
   }
   if (anyUnsteady) {
-    lines.push('', `† A contender in this ratio had a p75 ÷ p25 spread above ${UNSTEADY_SPREAD}: its batches ran at more than one speed,`,
-      'so this verdict can flip between runs. See the reading below the table.');
+    lines.push(
+      '',
+      `† A contender in this ratio had a p75 ÷ p25 spread above ${UNSTEADY_SPREAD}: its batches ran at more than one speed,`,
+      'so this verdict can flip between runs. See the reading below the table.',
+    );
   }
   return lines.join('\n');
 }

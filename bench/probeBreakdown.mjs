@@ -83,7 +83,7 @@ const stages = [
   { name: 'diskUsageSync(path)', measure: (calls) => timeSync(() => diskUsageSync(path), calls) },
   { name: 'fs.statfsSync(path)', measure: (calls) => timeSync(() => statfsSync(path), calls) },
   {
-    name: 'raw statAsync, loop ref\'d once',
+    name: "raw statAsync, loop ref'd once",
     async measure(calls) {
       binding.ref();
       try {
@@ -95,11 +95,12 @@ const stages = [
   },
   {
     name: 'raw statAsync + ref()/unref() each call',
-    measure: (calls) => timeSequential(async () => {
-      binding.ref();
-      await rawStatAsync();
-      binding.unref();
-    }, calls),
+    measure: (calls) =>
+      timeSequential(async () => {
+        binding.ref();
+        await rawStatAsync();
+        binding.unref();
+      }, calls),
   },
   { name: 'diskUsage(path, { timeout: Infinity })', measure: (calls) => timeSequential(() => diskUsage(path, { timeout: Infinity }), calls) },
   { name: 'diskUsage(path)', measure: (calls) => timeSequential(() => diskUsage(path), calls) },
@@ -113,11 +114,13 @@ try {
   if (process.stderr.isTTY) process.stderr.write('\n');
   // The C floors report no CPU time; single-threaded and never waiting,
   // their wall time is their CPU time.
-  const us = new Map([...samples].map(([name, batches]) => {
-    const wall = median(batches.map((timing) => timing.wallNs)) / 1000;
-    const cpu = batches[0].cpuNs === undefined ? wall : median(batches.map((timing) => timing.cpuNs)) / 1000;
-    return [name, { wall, cpu }];
-  }));
+  const us = new Map(
+    [...samples].map(([name, batches]) => {
+      const wall = median(batches.map((timing) => timing.wallNs)) / 1000;
+      const cpu = batches[0].cpuNs === undefined ? wall : median(batches.map((timing) => timing.cpuNs)) / 1000;
+      return [name, { wall, cpu }];
+    }),
+  );
   const lines = ['| Stage | wall µs per call (median) | CPU µs per call (median) |', '|---|--:|--:|'];
   for (const [name, { wall, cpu }] of us) lines.push(`| ${name} | ${wall.toFixed(2)} | ${cpu.toFixed(2)} |`);
 
@@ -126,15 +129,20 @@ try {
     ['the same without the stat (raw statSync(path, false) − C statvfs alone)', 'raw statSync(path, false)', 'C statvfs alone'],
     ['diskUsageSync around a stat-less statSync (diskUsageSync − raw statSync(path, false))', 'diskUsageSync(path)', 'raw statSync(path, false)'],
     ['the stat syscall (C statvfs + stat − C statvfs alone)', 'C statvfs + stat', 'C statvfs alone'],
-    ['ref()/unref() each call', 'raw statAsync + ref()/unref() each call', 'raw statAsync, loop ref\'d once'],
-    ['diskUsage\'s JS layer, no timer (diskUsage Infinity − raw with ref/unref)', 'diskUsage(path, { timeout: Infinity })', 'raw statAsync + ref()/unref() each call'],
-    ['the 5000 ms timeout\'s timer', 'diskUsage(path)', 'diskUsage(path, { timeout: Infinity })'],
-    ['addon thread hop vs libuv\'s (raw ref\'d once − fs.promises.statfs)', 'raw statAsync, loop ref\'d once', 'fs.promises.statfs(path)'],
+    ['ref()/unref() each call', 'raw statAsync + ref()/unref() each call', "raw statAsync, loop ref'd once"],
+    [
+      "diskUsage's JS layer, no timer (diskUsage Infinity − raw with ref/unref)",
+      'diskUsage(path, { timeout: Infinity })',
+      'raw statAsync + ref()/unref() each call',
+    ],
+    ["the 5000 ms timeout's timer", 'diskUsage(path)', 'diskUsage(path, { timeout: Infinity })'],
+    ["addon thread hop vs libuv's (raw ref'd once − fs.promises.statfs)", "raw statAsync, loop ref'd once", 'fs.promises.statfs(path)'],
   ];
   lines.push('', '| Difference | wall µs | CPU µs |', '|---|--:|--:|');
   for (const [what, minuend, subtrahend] of differences) {
     if (!us.has(minuend) || !us.has(subtrahend)) continue;
-    const of = us.get(minuend), over = us.get(subtrahend);
+    const of = us.get(minuend),
+      over = us.get(subtrahend);
     lines.push(`| ${what} | ${(of.wall - over.wall).toFixed(2)} | ${(of.cpu - over.cpu).toFixed(2)} |`);
   }
   console.log(lines.join('\n'));

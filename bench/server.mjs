@@ -98,7 +98,10 @@ function pin(pid, cpus, mask = false) {
 /** The bench's own CPU mask as it started ("current affinity mask: 3"): what pinned processes return to. */
 function currentMask() {
   try {
-    return execFileSync('taskset', ['-p', String(process.pid)], { encoding: 'utf8' }).trim().split(': ').pop();
+    return execFileSync('taskset', ['-p', String(process.pid)], { encoding: 'utf8' })
+      .trim()
+      .split(': ')
+      .pop();
   } catch {
     return undefined;
   }
@@ -126,34 +129,48 @@ try {
   const profile = flags['no-profile'] ? undefined : await profileDiskprobe();
   if (profile) console.error(`profile: ${elapsed()}`);
 
-  const results = new Map(SERVERS.map(({ key, label }) => {
-    const { rps, serverCpuNs, clientCpuNs, rss, latencies, roundP50s, pinnedLatencies, pinnedRoundP50s, idleRss, responseBytes } = load.get(key);
-    const judged = CAN_PIN ? pinnedLatencies : latencies;
-    return [key, {
-      label,
-      coldMs: median(coldMs.get(key)),
-      coldP25: quantile(coldMs.get(key), 0.25),
-      coldP75: quantile(coldMs.get(key), 0.75),
-      throughput: median(rps),
-      throughputMin: Math.min(...rps),
-      throughputMax: Math.max(...rps),
-      serverCpuUs: serverCpuNs.includes(undefined) ? undefined : median(serverCpuNs) / 1000,
-      clientCpuUs: median(clientCpuNs) / 1000,
-      p50Us: quantile(judged, 0.5) / 1000,
-      p99Us: quantile(judged, 0.99) / 1000,
-      unpinnedP50Us: CAN_PIN ? quantile(latencies, 0.5) / 1000 : undefined,
-      unpinnedRoundP50s: roundP50s,
-      rssBytes: rss.includes(undefined) ? undefined : median(rss),
-      idleRssBytes: idleRss,
-      responseBytes,
-      // The samples behind each target's figure: their spread says how steady it is.
-      samples: { coldMs: coldMs.get(key), throughput: rps, p50Us: CAN_PIN ? pinnedRoundP50s : roundP50s, rssBytes: rss },
-    }];
-  }));
+  const results = new Map(
+    SERVERS.map(({ key, label }) => {
+      const { rps, serverCpuNs, clientCpuNs, rss, latencies, roundP50s, pinnedLatencies, pinnedRoundP50s, idleRss, responseBytes } = load.get(key);
+      const judged = CAN_PIN ? pinnedLatencies : latencies;
+      return [
+        key,
+        {
+          label,
+          coldMs: median(coldMs.get(key)),
+          coldP25: quantile(coldMs.get(key), 0.25),
+          coldP75: quantile(coldMs.get(key), 0.75),
+          throughput: median(rps),
+          throughputMin: Math.min(...rps),
+          throughputMax: Math.max(...rps),
+          serverCpuUs: serverCpuNs.includes(undefined) ? undefined : median(serverCpuNs) / 1000,
+          clientCpuUs: median(clientCpuNs) / 1000,
+          p50Us: quantile(judged, 0.5) / 1000,
+          p99Us: quantile(judged, 0.99) / 1000,
+          unpinnedP50Us: CAN_PIN ? quantile(latencies, 0.5) / 1000 : undefined,
+          unpinnedRoundP50s: roundP50s,
+          rssBytes: rss.includes(undefined) ? undefined : median(rss),
+          idleRssBytes: idleRss,
+          responseBytes,
+          // The samples behind each target's figure: their spread says how steady it is.
+          samples: { coldMs: coldMs.get(key), throughput: rps, p50Us: CAN_PIN ? pinnedRoundP50s : roundP50s, rssBytes: rss },
+        },
+      ];
+    }),
+  );
 
   const body = renderReport(results, profile, {
-    root: ROOT, loadAtStart, spawns, rounds, requests, latencyPerRound, inFlight: IN_FLIGHT, pinned: CAN_PIN,
-    warmupRequests: WARMUP_REQUESTS, warmupLatencyCalls: WARMUP_LATENCY_CALLS, targets: TARGETS,
+    root: ROOT,
+    loadAtStart,
+    spawns,
+    rounds,
+    requests,
+    latencyPerRound,
+    inFlight: IN_FLIGHT,
+    pinned: CAN_PIN,
+    warmupRequests: WARMUP_REQUESTS,
+    warmupLatencyCalls: WARMUP_LATENCY_CALLS,
+    targets: TARGETS,
   });
   console.log(`\n${body}\n`);
   writeDocSection(DOC, 'server', SECTION_INTRO, body);
@@ -170,7 +187,7 @@ function elapsed() {
 /** Rounds of one spawn per server, in a fresh random order each round; ms per server. */
 async function measureColdStarts() {
   const times = new Map(SERVERS.map((server) => [server.key, []]));
-  for (const server of SERVERS) await coldStart(server.argv, { cwd: ROOT, env: server.env });  // fill the page cache
+  for (const server of SERVERS) await coldStart(server.argv, { cwd: ROOT, env: server.env }); // fill the page cache
   for (let round = 0; round < spawns; round++) {
     for (const server of shuffled(SERVERS)) {
       times.get(server.key).push(await coldStart(server.argv, { cwd: ROOT, env: server.env }));
@@ -192,8 +209,16 @@ async function measureLoad() {
     await client.initialize();
     const first = await client.callTool();
     load.set(server.key, {
-      idleRss: client.rssBytes(), responseBytes: first.bytes,
-      rps: [], serverCpuNs: [], clientCpuNs: [], rss: [], latencies: [], roundP50s: [], pinnedLatencies: [], pinnedRoundP50s: [],
+      idleRss: client.rssBytes(),
+      responseBytes: first.bytes,
+      rps: [],
+      serverCpuNs: [],
+      clientCpuNs: [],
+      rss: [],
+      latencies: [],
+      roundP50s: [],
+      pinnedLatencies: [],
+      pinnedRoundP50s: [],
     });
     await client.pipelined(WARMUP_REQUESTS, IN_FLIGHT);
     await client.latencies(WARMUP_LATENCY_CALLS);
@@ -209,7 +234,7 @@ async function measureLoad() {
       entry.rps.push((requests * 1e9) / elapsedNs);
       entry.serverCpuNs.push(cpuNs === undefined ? undefined : cpuNs / requests);
       entry.clientCpuNs.push(((user + system) * 1000) / requests);
-      await client.callTool();  // still answering properly after the load
+      await client.callTool(); // still answering properly after the load
     }
     for (const server of shuffled(SERVERS)) {
       const client = clients.get(server.key);
@@ -218,7 +243,8 @@ async function measureLoad() {
       entry.latencies.push(...batch);
       entry.roundP50s.push(median(batch) / 1000);
       if (!CAN_PIN) continue;
-      if (!pin(process.pid, PINNED_CPU) || !pin(client.pid, PINNED_CPU)) throw new Error(`could not pin the bench and ${server.key} to CPU ${PINNED_CPU} (taskset)`);
+      if (!pin(process.pid, PINNED_CPU) || !pin(client.pid, PINNED_CPU))
+        throw new Error(`could not pin the bench and ${server.key} to CPU ${PINNED_CPU} (taskset)`);
       try {
         const pinned = await client.latencies(latencyPerRound);
         entry.pinnedLatencies.push(...pinned);
@@ -255,4 +281,3 @@ async function profileDiskprobe() {
   clients.delete('profile');
   return { requests: PROFILE_REQUESTS, ...summarizeProfile(readProfile(profileDir), { fromUs, toUs, root: ROOT }) };
 }
-

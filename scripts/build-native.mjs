@@ -34,7 +34,9 @@ if (prebuildsOnly) {
   const target = `${process.platform}-${process.arch}`;
   const fail = (why) => {
     const present = existsSync(join(root, 'prebuilds')) ? readdirSync(join(root, 'prebuilds')).join(', ') || 'nothing' : 'no prebuilds/ directory';
-    console.error(`build:native: PREBUILDS_ONLY is set, and ${why}.\n  prebuilds/ holds: ${present}\n  build/ is ignored and node-gyp is not run in this mode; build the prebuild first (npx prebuildify --napi --strip …).`);
+    console.error(
+      `build:native: PREBUILDS_ONLY is set, and ${why}.\n  prebuilds/ holds: ${present}\n  build/ is ignored and node-gyp is not run in this mode; build the prebuild first (npx prebuildify --napi --strip …).`,
+    );
     process.exit(1);
   };
   if (!found) fail(`no prebuild in prebuilds/ matches ${target}`);

@@ -37,16 +37,23 @@ function ensureDebianPackages(packages, check) {
 }
 
 ensureDebianPackages(['g++-aarch64-linux-gnu', 'binutils-aarch64-linux-gnu'], () => has('aarch64-linux-gnu-g++') && has('aarch64-linux-gnu-strip'));
-run(process.execPath, [fileURLToPath(import.meta.resolve('prebuildify/bin.js')), '--napi', '--strip', '--tag-libc', '--arch', 'arm64', '--target', process.versions.node], {
-  CC: 'aarch64-linux-gnu-gcc',
-  CXX: 'aarch64-linux-gnu-g++',
-  LINK: 'aarch64-linux-gnu-g++',
-  AR: 'aarch64-linux-gnu-ar',
-  PREBUILD_STRIP_BIN: 'aarch64-linux-gnu-strip',
-});
+run(
+  process.execPath,
+  [fileURLToPath(import.meta.resolve('prebuildify/bin.js')), '--napi', '--strip', '--tag-libc', '--arch', 'arm64', '--target', process.versions.node],
+  {
+    CC: 'aarch64-linux-gnu-gcc',
+    CXX: 'aarch64-linux-gnu-g++',
+    LINK: 'aarch64-linux-gnu-g++',
+    AR: 'aarch64-linux-gnu-ar',
+    PREBUILD_STRIP_BIN: 'aarch64-linux-gnu-strip',
+  },
+);
 run(process.execPath, ['scripts/prebuild-manifest.mjs', 'linux-arm64']);
 
-ensureDebianPackages(['g++-mingw-w64-x86-64-posix', 'binutils-mingw-w64-x86-64'], () => has('x86_64-w64-mingw32-g++-posix') && has('x86_64-w64-mingw32-dlltool'));
+ensureDebianPackages(
+  ['g++-mingw-w64-x86-64-posix', 'binutils-mingw-w64-x86-64'],
+  () => has('x86_64-w64-mingw32-g++-posix') && has('x86_64-w64-mingw32-dlltool'),
+);
 const work = mkdtempSync(join(tmpdir(), 'diskprobe-win32-'));
 const defs = join(root, 'node_modules', 'node-api-headers', 'def');
 const headers = join(root, 'node_modules', 'node-api-headers', 'include');
@@ -55,12 +62,29 @@ for (const name of ['node_api', 'js_native_api']) {
 }
 mkdirSync(join(root, 'prebuilds', 'win32-x64'), { recursive: true });
 run('x86_64-w64-mingw32-g++-posix', [
-  '-std=c++17', '-O2', '-Wall', '-shared', '-static', '-s',
-  '-DNAPI_VERSION=8', '-DNAPI_CPP_EXCEPTIONS', '-DNODE_ADDON_API_DISABLE_DEPRECATED', '-DUNICODE', '-D_UNICODE', '-DWIN32_LEAN_AND_MEAN', '-DNODE_GYP_MODULE_NAME=diskprobe',
-  '-I', headers, '-I', join(root, 'node_modules', 'node-addon-api'),
+  '-std=c++17',
+  '-O2',
+  '-Wall',
+  '-shared',
+  '-static',
+  '-s',
+  '-DNAPI_VERSION=8',
+  '-DNAPI_CPP_EXCEPTIONS',
+  '-DNODE_ADDON_API_DISABLE_DEPRECATED',
+  '-DUNICODE',
+  '-D_UNICODE',
+  '-DWIN32_LEAN_AND_MEAN',
+  '-DNODE_GYP_MODULE_NAME=diskprobe',
+  '-I',
+  headers,
+  '-I',
+  join(root, 'node_modules', 'node-addon-api'),
   ...['addon.cc', 'probe_pool.cc', 'disk_usage_win.cc', 'mount_list_win.cc', 'win_delay_load_hook.cc'].map((file) => join(root, 'native', file)),
-  join(work, 'libnode_api_delay.a'), join(work, 'libjs_native_api_delay.a'), '-ldelayimp',
-  '-o', join(root, 'prebuilds', 'win32-x64', 'diskprobe.node'),
+  join(work, 'libnode_api_delay.a'),
+  join(work, 'libjs_native_api_delay.a'),
+  '-ldelayimp',
+  '-o',
+  join(root, 'prebuilds', 'win32-x64', 'diskprobe.node'),
 ]);
 rmSync(work, { recursive: true, force: true });
 run(process.execPath, ['scripts/prebuild-manifest.mjs', 'win32-x64']);

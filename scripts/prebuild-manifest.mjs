@@ -11,9 +11,18 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** sha256 over native/* and binding.gyp: each file's name, a NUL, its bytes, a NUL, in name order. */
 export function nativeSourcesSha256() {
-  const files = ['binding.gyp', ...readdirSync(join(root, 'native')).sort().map((name) => `native/${name}`)];
+  const files = [
+    'binding.gyp',
+    ...readdirSync(join(root, 'native'))
+      .sort()
+      .map((name) => `native/${name}`),
+  ];
   const hash = createHash('sha256');
-  for (const file of files) hash.update(`${file}\0`).update(readFileSync(join(root, file))).update('\0');
+  for (const file of files)
+    hash
+      .update(`${file}\0`)
+      .update(readFileSync(join(root, file)))
+      .update('\0');
   return hash.digest('hex');
 }
 

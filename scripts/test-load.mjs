@@ -23,7 +23,7 @@ import { EXPECT, requestMix } from './load/requestMix.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DOC = join(ROOT, 'docs/benchmarks.md');
-const MB = 1e6;  // decimal: the stricter reading of "10 MB"
+const MB = 1e6; // decimal: the stricter reading of "10 MB"
 const RSS_LIMIT_BYTES = 10 * MB;
 const STALL_LIMIT_MS = 50;
 const PROGRESS_EVERY = 25_000;
@@ -136,14 +136,16 @@ if (!existsSync(join(ROOT, 'dist/cli/main.js'))) throw new Error('dist/cli/main.
 class LoadClient extends StdioClient {
   constructor(argv, options) {
     super(argv, options);
-    this.onResponse = undefined;  // set while a load phase runs
+    this.onResponse = undefined; // set while a load phase runs
     this.lineTail = '';
     this.allStderr = '';
-    this.child.stderr.on('data', (text) => { if (this.allStderr.length < 1e6) this.allStderr += text; });
+    this.child.stderr.on('data', (text) => {
+      if (this.allStderr.length < 1e6) this.allStderr += text;
+    });
   }
 
   receive(chunk) {
-    if (this.onResponse === undefined) return super.receive(chunk);  // the handshake: the bench client's own matching
+    if (this.onResponse === undefined) return super.receive(chunk); // the handshake: the bench client's own matching
     const lines = (this.lineTail + chunk.toString('utf8')).split('\n');
     this.lineTail = lines.pop();
     for (const line of lines) if (line !== '') this.onResponse(line);
@@ -158,11 +160,11 @@ const problem = (text) => {
   problems.count++;
   if (problems.examples.length < 10) problems.examples.push(text);
 };
-let fallbackBackend = false;  // the server said it uses fs.statfs, the native addon having failed to load
+let fallbackBackend = false; // the server said it uses fs.statfs, the native addon having failed to load
 const started = performance.now();
 const loadAtStart = os.loadavg();
-let nextIndex = 0;  // position in the mix, carried from the warm-up into the run
-let nextId = 1;     // 0 was initialize's
+let nextIndex = 0; // position in the mix, carried from the warm-up into the run
+let nextId = 1; // 0 was initialize's
 
 const client = new LoadClient([...flags['node-option'], 'dist/cli/main.js'], { cwd: ROOT, env: { DISKPROBE_DEBUG_EVENT_LOOP: '1' } });
 // The load generator yields the CPU to the server under test: on two cores a
@@ -181,7 +183,9 @@ try {
   if (idleRss === undefined) throw new Error(`cannot read the server's RSS from /proc/${client.pid}/status: this test runs on Linux`);
   say(`server pid ${client.pid} up; warm-up: ${minWarmup.toLocaleString('en-US')} requests or more, until RSS levels off; ${windowText}`);
   const warm = await warmUp();
-  say(`warm-up: ${warm.requests.toLocaleString('en-US')} requests${warm.leveled ? '' : ` (RSS had not levelled off at the cap of ${maxWarmup.toLocaleString('en-US')})`}, RSS level ${mb(warm.level)} MB`);
+  say(
+    `warm-up: ${warm.requests.toLocaleString('en-US')} requests${warm.leveled ? '' : ` (RSS had not levelled off at the cap of ${maxWarmup.toLocaleString('en-US')})`}, RSS level ${mb(warm.level)} MB`,
+  );
   const cpuBefore = client.cpuNs();
   const schedBefore = mainThreadSchedule(client.pid);
   say(`run: ${requests.toLocaleString('en-US')} requests, ${windowText}`);
@@ -223,7 +227,8 @@ try {
     say(`wrote the test:load section of docs/benchmarks.md`);
   }
   for (const failure of failures) console.error(`FAIL: ${failure}`);
-  if (failures.length === 0) console.error(`PASS: ${requests.toLocaleString('en-US')} requests answered exactly once and rightly; RSS and event loop within their limits`);
+  if (failures.length === 0)
+    console.error(`PASS: ${requests.toLocaleString('en-US')} requests answered exactly once and rightly; RSS and event loop within their limits`);
   exitCode = failures.length === 0 ? 0 : 1;
 } catch (error) {
   console.error(`FAIL: ${error.message}`);
@@ -263,7 +268,10 @@ async function warmUp() {
 
 /** The RSS level at `answered`: the floor (10th percentile) of the samples over the LEVEL_WINDOW requests up to it. */
 function level(samples, answered) {
-  const rss = samples.filter((sample) => sample.answered > answered - LEVEL_WINDOW && sample.answered <= answered).map((sample) => sample.rss).sort((a, b) => a - b);
+  const rss = samples
+    .filter((sample) => sample.answered > answered - LEVEL_WINDOW && sample.answered <= answered)
+    .map((sample) => sample.rss)
+    .sort((a, b) => a - b);
   return rss.length === 0 ? NaN : rss[Math.floor(rss.length * LEVEL_QUANTILE)];
 }
 
@@ -296,7 +304,9 @@ function withinMs(promise, ms, message) {
   let timer;
   return Promise.race([
     promise.finally(() => clearTimeout(timer)),
-    new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(message)), ms); }),
+    new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(message)), ms);
+    }),
   ]);
 }
 
@@ -308,11 +318,11 @@ function withinMs(promise, ms, message) {
  */
 function runPhase(count, label) {
   return new Promise((resolve, reject) => {
-    const inFlight = new Map();  // id → index into EXPECT
-    const asked = new Map();     // id → the request's place in the mix, to show what is stuck
+    const inFlight = new Map(); // id → index into EXPECT
+    const asked = new Map(); // id → the request's place in the mix, to show what is stuck
     let sent = 0;
     let answered = 0;
-    let nullIdsOwed = 0;  // lines that were not JSON, whose -32700 answers carry id null
+    let nullIdsOwed = 0; // lines that were not JSON, whose -32700 answers carry id null
     let draining = false;
     let lastAnswerAt = performance.now();
     const samples = [];
@@ -327,7 +337,7 @@ function runPhase(count, label) {
       while (!draining && sent < count && sent - answered < window) {
         let text = '';
         for (const end = Math.min(count, sent + WRITE_LINES, answered + window); sent < end; sent++) {
-          const id = nextIndex % 10 === 7 ? `load-${nextId++}` : nextId++;  // some string ids, echoed as they came
+          const id = nextIndex % 10 === 7 ? `load-${nextId++}` : nextId++; // some string ids, echoed as they came
           const { line, kind } = mix(nextIndex++, id);
           if (kind === undefined) nullIdsOwed++;
           else inFlight.set(id, kind);
@@ -392,11 +402,13 @@ function runPhase(count, label) {
         const rss = client.rssBytes();
         const seconds = (performance.now() - startedAt) / 1000;
         progress.push({ answered: nextProgress, seconds, rss });
-        say(`${label}: ${nextProgress.toLocaleString('en-US').padStart(7)} answered, ${Math.round(answered / seconds).toLocaleString('en-US')} req/s, RSS ${mb(rss)} MB`);
+        say(
+          `${label}: ${nextProgress.toLocaleString('en-US').padStart(7)} answered, ${Math.round(answered / seconds).toLocaleString('en-US')} req/s, RSS ${mb(rss)} MB`,
+        );
         nextProgress += PROGRESS_EVERY;
       }
       if (answered === count) {
-        const endRss = client.rssBytes();  // right after the last answer, as after the warm-up: like with like
+        const endRss = client.rssBytes(); // right after the last answer, as after the warm-up: like with like
         samples.push({ answered, rss: endRss });
         if (inFlight.size > 0 || nullIdsOwed > 0) problem(`${inFlight.size + nullIdsOwed} requests of the ${label} were never answered`);
         finish(undefined, { endRss, samples, progress, elapsedMs: performance.now() - startedAt });
@@ -409,11 +421,17 @@ function runPhase(count, label) {
     const watchdog = setInterval(() => {
       if (performance.now() - lastAnswerAt > SILENCE_LIMIT_MS) {
         const stuck = [...inFlight.keys()].slice(0, 3).map((id) => mix(asked.get(id), id).line.trim());
-        finish(new Error(`${label}: no answer for ${SILENCE_LIMIT_MS / 1000} s with ${inFlight.size} requests in flight (${answered} of ${count} answered; ` +
-          `the server's main thread ${mainThreadState(client.pid)}, ${client.child.stdin.writableLength} bytes not yet taken by its stdin), such as\n  ${stuck.join('\n  ')}`));
+        finish(
+          new Error(
+            `${label}: no answer for ${SILENCE_LIMIT_MS / 1000} s with ${inFlight.size} requests in flight (${answered} of ${count} answered; ` +
+              `the server's main thread ${mainThreadState(client.pid)}, ${client.child.stdin.writableLength} bytes not yet taken by its stdin), such as\n  ${stuck.join('\n  ')}`,
+          ),
+        );
       }
     }, 1000);
-    client.exited.then(({ code, signal }) => finish(new Error(`${label}: the server exited (${signal ?? code}) with ${answered} of ${count} answered: ${client.allStderr.trim().slice(-2000)}`)));
+    client.exited.then(({ code, signal }) =>
+      finish(new Error(`${label}: the server exited (${signal ?? code}) with ${answered} of ${count} answered: ${client.allStderr.trim().slice(-2000)}`)),
+    );
     topUp();
   });
 }
@@ -446,14 +464,19 @@ function verdicts(f) {
     failures.push(`${problems.count} wrong or missing answers or server complaints; the first:\n  ${problems.examples.join('\n  ')}`);
   }
   if (f.growth > RSS_LIMIT_BYTES) {
-    failures.push(`RSS grew by ${mb(f.growth)} MB from after the warm-up to the end (floors over ${LEVEL_WINDOW.toLocaleString('en-US')} requests), ${mb(f.growth - RSS_LIMIT_BYTES)} MB over the limit of ${mb(RSS_LIMIT_BYTES)} MB`);
+    failures.push(
+      `RSS grew by ${mb(f.growth)} MB from after the warm-up to the end (floors over ${LEVEL_WINDOW.toLocaleString('en-US')} requests), ${mb(f.growth - RSS_LIMIT_BYTES)} MB over the limit of ${mb(RSS_LIMIT_BYTES)} MB`,
+    );
   }
   if (f.loop === undefined) failures.push('no event-loop figures from the server');
   else if (f.loop.maxMs > STALL_LIMIT_MS) {
-    const busy = f.waitedMs !== undefined && f.waitedMs > BUSY_WAIT_MS
-      ? ` (the server's main thread waited ${f.waitedMs.toFixed(0)} ms for a CPU during the run: the machine was busy, so part of this may be other work's; try again on a quiet machine)`
-      : '';
-    failures.push(`the event loop stalled: its longest gap between ${f.loop.resolutionMs} ms ticks was ${f.loop.maxMs} ms, ${(f.loop.maxMs - STALL_LIMIT_MS).toFixed(2)} ms over the limit of ${STALL_LIMIT_MS} ms${busy}`);
+    const busy =
+      f.waitedMs !== undefined && f.waitedMs > BUSY_WAIT_MS
+        ? ` (the server's main thread waited ${f.waitedMs.toFixed(0)} ms for a CPU during the run: the machine was busy, so part of this may be other work's; try again on a quiet machine)`
+        : '';
+    failures.push(
+      `the event loop stalled: its longest gap between ${f.loop.resolutionMs} ms ticks was ${f.loop.maxMs} ms, ${(f.loop.maxMs - STALL_LIMIT_MS).toFixed(2)} ms over the limit of ${STALL_LIMIT_MS} ms${busy}`,
+    );
   }
   return failures;
 }
@@ -494,9 +517,14 @@ function report(f, failures) {
     `| server main thread: time waiting for a CPU during the run | ${f.waitedMs === undefined ? '–' : `${f.waitedMs.toFixed(0)} ms`} | | |`,
     `| duration of the run (whole test) | ${f.seconds.toFixed(1)} s (${f.totalSeconds.toFixed(1)} s) | | |`,
     '',
-    `RSS after each warm-up batch of ${(WARMUP_BATCH / 1000).toFixed(0)}k: ${f.warm.samples.filter((sample) => sample.answered % WARMUP_BATCH === 0).map((sample) => mb(sample.rss)).join(', ')} MB. ` +
+    `RSS after each warm-up batch of ${(WARMUP_BATCH / 1000).toFixed(0)}k: ${f.warm.samples
+      .filter((sample) => sample.answered % WARMUP_BATCH === 0)
+      .map((sample) => mb(sample.rss))
+      .join(', ')} MB. ` +
       `RSS as the run went: ${f.progress.map((p) => `${(p.answered / 1000).toFixed(0)}k ${mb(p.rss)}`).join(', ')} MB. ` +
-      (f.memoryAtExit ? `At exit the server's V8 heap held ${mb(f.memoryAtExit.heapUsed)} MB of ${mb(f.memoryAtExit.heapTotal)} MB, external memory ${mb(f.memoryAtExit.external)} MB.` : ''),
+      (f.memoryAtExit
+        ? `At exit the server's V8 heap held ${mb(f.memoryAtExit.heapUsed)} MB of ${mb(f.memoryAtExit.heapTotal)} MB, external memory ${mb(f.memoryAtExit.external)} MB.`
+        : ''),
     '',
     failures.length === 0 ? '**PASS**' : `**FAIL**: ${failures.join('; ')}`,
   ];
@@ -508,7 +536,7 @@ function writeSection(body) {
   const text = readFileSync(DOC, 'utf8');
   const from = text.indexOf(START);
   const to = text.indexOf(END);
-  if ((from < 0) !== (to < 0) || to < from) throw new Error(`${DOC}: the test:load markers are broken; fix them by hand`);
+  if (from < 0 !== to < 0 || to < from) throw new Error(`${DOC}: the test:load markers are broken; fix them by hand`);
   const section = `${START}\n${body.trim()}\n${END}`;
   writeFileSync(DOC, from < 0 ? `${text.trimEnd()}\n\n${SECTION_INTRO}\n\n${section}\n` : text.slice(0, from) + section + text.slice(to + END.length));
 }

@@ -137,9 +137,22 @@ async function buildVariant(name) {
   const { sources, defines, cflags } = gypTarget();
   const out = join(dir, 'build/Release/diskprobe.node');
   const args = [
-    ...cflags, '-fPIC', '-shared', '-pthread', '-g', '-O1', '-fno-omit-frame-pointer', ...variants[name].flags,
-    ...defines.map((d) => `-D${d}`), '-DBUILDING_NODE_EXTENSION', '-DNODE_GYP_MODULE_NAME=diskprobe',
-    `-I${nodeApiHeaders}`, `-I${addonApiDir}`, ...sources, '-o', out,
+    ...cflags,
+    '-fPIC',
+    '-shared',
+    '-pthread',
+    '-g',
+    '-O1',
+    '-fno-omit-frame-pointer',
+    ...variants[name].flags,
+    ...defines.map((d) => `-D${d}`),
+    '-DBUILDING_NODE_EXTENSION',
+    '-DNODE_GYP_MODULE_NAME=diskprobe',
+    `-I${nodeApiHeaders}`,
+    `-I${addonApiDir}`,
+    ...sources,
+    '-o',
+    out,
   ];
   const result = await run('g++', args);
   if (result.code !== 0) fail(`building the ${name} addon failed:\n${result.output}`);
@@ -150,8 +163,21 @@ async function buildVariant(name) {
 async function buildCanary(name) {
   const out = join(scratch, 'canary', `${name}.node`);
   mkdirSync(dirname(out), { recursive: true });
-  const args = ['-std=c11', '-fPIC', '-shared', '-g', '-O1', '-fno-omit-frame-pointer', ...variants[name].flags,
-    '-DNODE_GYP_MODULE_NAME=canary', '-DNAPI_VERSION=8', `-I${nodeApiHeaders}`, join(here, 'canary.c'), '-o', out];
+  const args = [
+    '-std=c11',
+    '-fPIC',
+    '-shared',
+    '-g',
+    '-O1',
+    '-fno-omit-frame-pointer',
+    ...variants[name].flags,
+    '-DNODE_GYP_MODULE_NAME=canary',
+    '-DNAPI_VERSION=8',
+    `-I${nodeApiHeaders}`,
+    join(here, 'canary.c'),
+    '-o',
+    out,
+  ];
   const result = await run('gcc', args);
   if (result.code !== 0) fail(`building the canary failed:\n${result.output}`);
   return out;
@@ -242,7 +268,13 @@ function parseSanitizer(text) {
   return records;
 }
 
-const unescapeXml = (s) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+const unescapeXml = (s) =>
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&');
 
 /** Splits memcheck's XML into records: {kind, bytes, text} with one line per frame. */
 function parseMemcheck(xml) {
@@ -278,7 +310,7 @@ async function underTool(tool, label, nodeArgs, timeoutMs, spawnOptions = {}) {
   const logs = join(scratch, 'logs');
   mkdirSync(logs, { recursive: true });
   for (const name of readdirSync(logs)) if (name.startsWith(`${label}.`)) rmSync(join(logs, name));
-  chmodSync(logs, 0o777);  // the EACCES run writes its memcheck XML here as nobody
+  chmodSync(logs, 0o777); // the EACCES run writes its memcheck XML here as nobody
   let result;
   if (tool === 'asan') {
     const env = {
@@ -287,7 +319,10 @@ async function underTool(tool, label, nodeArgs, timeoutMs, spawnOptions = {}) {
       ASAN_OPTIONS: [
         // Reports go to stderr (a pipe): a log file could not be opened by a
         // run as nobody, and the report would be lost.
-        'detect_leaks=1', 'halt_on_error=0', 'detect_odr_violation=0', 'allocator_may_return_null=1',
+        'detect_leaks=1',
+        'halt_on_error=0',
+        'detect_odr_violation=0',
+        'allocator_may_return_null=1',
         'stack_trace_format="#%n %p %F %L <%m>"',
       ].join(':'),
       LSAN_OPTIONS: 'max_leaks=200',
@@ -301,9 +336,18 @@ async function underTool(tool, label, nodeArgs, timeoutMs, spawnOptions = {}) {
   result = await run(
     'valgrind',
     [
-      '--tool=memcheck', '--leak-check=full', '--show-leak-kinds=all', '--errors-for-leak-kinds=definite,indirect',
-      '--track-origins=yes', '--num-callers=40', '--error-limit=no', '--xml=yes', `--xml-file=${xml}`,
-      `--log-file=${join(logs, `${label}.memcheck.log`)}`, process.execPath, ...nodeArgs,
+      '--tool=memcheck',
+      '--leak-check=full',
+      '--show-leak-kinds=all',
+      '--errors-for-leak-kinds=definite,indirect',
+      '--track-origins=yes',
+      '--num-callers=40',
+      '--error-limit=no',
+      '--xml=yes',
+      `--xml-file=${xml}`,
+      `--log-file=${join(logs, `${label}.memcheck.log`)}`,
+      process.execPath,
+      ...nodeArgs,
     ],
     { timeoutMs, ...spawnOptions },
   );
@@ -324,13 +368,18 @@ say(`built in ${seconds(buildStart)}`);
 // Another program's FUSE or network mount may never answer; listMounts()
 // would probe it, and a thread stuck there keeps the process (and the leak
 // check at its exit) from ending. Then the driver skips that one step.
-const foreign = readFileSync('/proc/self/mountinfo', 'utf8').split('\n').map((line) => line.split(' - ')).filter(([, after]) => after && /^(fuse|nfs|cifs|smb|9p|ceph|glusterfs)/.test(after)).map(([before]) => before.split(' ')[4].replace(/\\040/g, ' ')).filter((dir) => !dir.startsWith(scratch));
+const foreign = readFileSync('/proc/self/mountinfo', 'utf8')
+  .split('\n')
+  .map((line) => line.split(' - '))
+  .filter(([, after]) => after && /^(fuse|nfs|cifs|smb|9p|ceph|glusterfs)/.test(after))
+  .map(([before]) => before.split(' ')[4].replace(/\\040/g, ' '))
+  .filter((dir) => !dir.startsWith(scratch));
 if (foreign.length) say(`other programs' FUSE/network mounts present (${foreign.join(', ')}): listMounts() will not probe every mount`);
 const fuse = fuseFixture();
 if (fuse.reason) say(`no dead-mount steps: ${fuse.reason}`);
 const tmpfs = isRoot ? ['lane-a', 'lane-b'].map(mountTmpfs).filter(Boolean) : [];
 
-const checks = [];  // {name, ok, detail}
+const checks = []; // {name, ok, detail}
 const record = (name, ok, detail) => {
   checks.push({ name, ok, detail });
   say(`${ok ? 'ok  ' : 'FAIL'} ${name}${detail ? `: ${detail}` : ''}`);
@@ -338,8 +387,16 @@ const record = (name, ok, detail) => {
 
 // Self-test: every planted bug must be found and attributed.
 const expected = {
-  asan: [['heap-buffer-overflow', (r) => r.kind === 'heap-buffer-overflow'], ['4242-byte leak', (r) => r.tool === 'lsan' && r.bytes === 4242], ['signed integer overflow', (r) => /signed integer overflow/.test(r.kind)]],
-  memcheck: [['InvalidWrite', (r) => r.kind === 'InvalidWrite'], ['uninitialised branch', (r) => r.kind === 'UninitCondition'], ['4242-byte leak', (r) => r.kind === 'Leak_DefinitelyLost' && r.bytes === 4242]],
+  asan: [
+    ['heap-buffer-overflow', (r) => r.kind === 'heap-buffer-overflow'],
+    ['4242-byte leak', (r) => r.tool === 'lsan' && r.bytes === 4242],
+    ['signed integer overflow', (r) => /signed integer overflow/.test(r.kind)],
+  ],
+  memcheck: [
+    ['InvalidWrite', (r) => r.kind === 'InvalidWrite'],
+    ['uninitialised branch', (r) => r.kind === 'UninitCondition'],
+    ['4242-byte leak', (r) => r.kind === 'Leak_DefinitelyLost' && r.bytes === 4242],
+  ],
 };
 for (const tool of tools) {
   const t0 = performance.now();
@@ -351,7 +408,9 @@ for (const tool of tools) {
   record(
     `self-test (${tool})`,
     missed.length === 0 && result.signal === null && /driver: ok/.test(result.output),
-    missed.length ? `the checker missed: ${missed.join(', ')}` : `found ${expected[tool].map(([what]) => what).join(', ')} in the canary; ${filtered} reports of node itself filtered out (${seconds(t0)})`,
+    missed.length
+      ? `the checker missed: ${missed.join(', ')}`
+      : `found ${expected[tool].map(([what]) => what).join(', ')} in the canary; ${filtered} reports of node itself filtered out (${seconds(t0)})`,
   );
 }
 
@@ -379,19 +438,46 @@ for (const tool of tools) {
   const reachable = attributable.filter(isReachable);
   // Finished: the driver's last word is ok, and the process then ended by
   // itself (killed at the time limit, it would have skipped the leak check).
-  const finished = result.signal === null && /driver: ok\s*$/.test(result.output.trim().split('\n').filter((l) => l.startsWith('driver:')).pop() ?? '');
+  const finished =
+    result.signal === null &&
+    /driver: ok\s*$/.test(
+      result.output
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('driver:'))
+        .pop() ?? '',
+    );
   const driverLines = result.output.split('\n').filter((l) => l.startsWith('driver:'));
   for (const line of driverLines.filter((l) => /FAILED|NOTE|async probes|boundary/.test(l))) console.log(`  ${line}`);
   if (!finished) {
     console.log(`  the driver did not finish (exit ${result.code}${result.signal ? `, ${result.signal}` : ''}); its last output:`);
-    console.log(result.output.split('\n').filter((l) => !/^driver: (NOTE|raw ENAMETOOLONG|async probes)/.test(l)).slice(-25).map((l) => `    ${l}`).join('\n'));
+    console.log(
+      result.output
+        .split('\n')
+        .filter((l) => !/^driver: (NOTE|raw ENAMETOOLONG|async probes)/.test(l))
+        .slice(-25)
+        .map((l) => `    ${l}`)
+        .join('\n'),
+    );
   }
   for (const r of [...errors, ...leaks].slice(0, 10)) console.log(`\n  [${r.tool}] ${r.text.split('\n').slice(0, 30).join('\n    ')}\n`);
   const leakBytes = leaks.reduce((sum, r) => sum + r.bytes, 0);
   summaries.push({ tool, errors: errors.length, leaks: leaks.length, leakBytes, reachable, total: records.length, finished });
-  record(`driver completed under ${tool}`, finished, finished ? `${driverLines.find((l) => /async probes/.test(l))?.slice(8) ?? ''}` : `exit ${result.code} ${result.signal ?? ''}`);
-  record(`${tool}: errors attributable to the addon`, errors.length === 0, `${errors.length} (of ${records.filter((r) => !isLeak(r) && !isReachable(r)).length} reported in the process)`);
-  record(`${tool}: leaks attributable to the addon`, leaks.length === 0, `${leakBytes} bytes in ${leaks.length} records (of ${records.filter(isLeak).length} leak records in the process)`);
+  record(
+    `driver completed under ${tool}`,
+    finished,
+    finished ? `${driverLines.find((l) => /async probes/.test(l))?.slice(8) ?? ''}` : `exit ${result.code} ${result.signal ?? ''}`,
+  );
+  record(
+    `${tool}: errors attributable to the addon`,
+    errors.length === 0,
+    `${errors.length} (of ${records.filter((r) => !isLeak(r) && !isReachable(r)).length} reported in the process)`,
+  );
+  record(
+    `${tool}: leaks attributable to the addon`,
+    leaks.length === 0,
+    `${leakBytes} bytes in ${leaks.length} records (of ${records.filter(isLeak).length} leak records in the process)`,
+  );
   if (reachable.length && finished) {
     say(`  note: ${reachable.length} blocks allocated by the addon were still reachable at exit (held by threads that are detached by design), not leaks:`);
     for (const r of reachable.slice(0, 5)) console.log(`    ${r.text.split('\n').slice(0, 8).join('\n    ')}`);
@@ -406,10 +492,23 @@ mkdirSync(join(lockedParent, 'inside'));
 chmodSync(lockedParent, isRoot ? 0o700 : 0o000);
 for (const tool of tools) {
   const { dir, addon } = builds[tool];
-  const { result, records } = await underTool(tool, `eacces-${tool}`, [join(here, 'driver.mjs'), '--root', dir, '--eacces', join(lockedParent, 'inside')], 300000, isRoot ? { uid: 65534, gid: 65534 } : {});
+  const { result, records } = await underTool(
+    tool,
+    `eacces-${tool}`,
+    [join(here, 'driver.mjs'), '--root', dir, '--eacces', join(lockedParent, 'inside')],
+    300000,
+    isRoot ? { uid: 65534, gid: 65534 } : {},
+  );
   const mine = records.filter((r) => attributor(addon, [nativeDir + '/', addonApiDir + '/'])(r.text) && !isReachable(r));
   const finished = result.signal === null && /driver: ok/.test(result.output);
-  if (!finished) console.log(result.output.split('\n').slice(-15).map((l) => `    ${l}`).join('\n'));
+  if (!finished)
+    console.log(
+      result.output
+        .split('\n')
+        .slice(-15)
+        .map((l) => `    ${l}`)
+        .join('\n'),
+    );
   for (const r of mine.slice(0, 5)) console.log(`\n  [${r.tool}] ${r.text.split('\n').slice(0, 30).join('\n    ')}\n`);
   const summary = summaries.find((s) => s.tool === tool);
   summary.errors += mine.filter((r) => !isLeak(r)).length;
@@ -424,20 +523,28 @@ rmSync(lockedParent, { recursive: true, force: true });
 {
   const t0 = performance.now();
   const copy = builds.memcheck?.dir ?? builds.asan.dir;
-  const env = builds.memcheck ? process.env : { ...process.env, LD_PRELOAD: [gccRuntime('libasan.so'), gccRuntime('libubsan.so')].join(':'), ASAN_OPTIONS: 'detect_leaks=0' };
+  const env = builds.memcheck
+    ? process.env
+    : { ...process.env, LD_PRELOAD: [gccRuntime('libasan.so'), gccRuntime('libubsan.so')].join(':'), ASAN_OPTIONS: 'detect_leaks=0' };
   const crashes = [];
   for (const mode of ['finish', 'terminate', 'finish', 'terminate', 'finish', 'terminate']) {
     const result = await run(process.execPath, [join(here, 'worker-only.mjs'), copy, mode], { env, timeoutMs: 60000 });
     if (result.code !== 0 || !result.output.includes('worker-only: ok')) crashes.push(`${mode}: exit ${result.code ?? result.signal}`);
   }
-  record('the addon loaded only by a worker, which ends or is terminated (6 runs)', crashes.length === 0, crashes.length ? `${crashes.length} crashed: ${crashes.join(', ')}` : `no crash (${seconds(t0)})`);
+  record(
+    'the addon loaded only by a worker, which ends or is terminated (6 runs)',
+    crashes.length === 0,
+    crashes.length ? `${crashes.length} crashed: ${crashes.join(', ')}` : `no crash (${seconds(t0)})`,
+  );
 }
 
 cleanupMounts();
 const failed = checks.filter((c) => !c.ok);
 console.log('');
 for (const s of summaries) {
-  say(`${s.tool === 'asan' ? 'ASan+LSan+UBSan' : 'valgrind memcheck'}: errors attributable to the addon: ${s.errors}, leaks: ${s.leakBytes} bytes in ${s.leaks} records (${s.total} reports in the process in all)${s.finished ? '' : '; the driver did NOT finish'}`);
+  say(
+    `${s.tool === 'asan' ? 'ASan+LSan+UBSan' : 'valgrind memcheck'}: errors attributable to the addon: ${s.errors}, leaks: ${s.leakBytes} bytes in ${s.leaks} records (${s.total} reports in the process in all)${s.finished ? '' : '; the driver did NOT finish'}`,
+  );
 }
 say(`total time ${seconds(started)}`);
 console.log(`native-safety: ${checks.length - failed.length} passed, ${failed.length} failed`);

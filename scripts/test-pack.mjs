@@ -27,9 +27,11 @@ function bareBin() {
   mkdirSync(bin);
   const npmCli = join(dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'bin');
   symlinkSync(process.execPath, join(bin, 'node'));
-  symlinkSync('/bin/sh', join(bin, 'sh'));  // npm runs scripts with sh
+  symlinkSync('/bin/sh', join(bin, 'sh')); // npm runs scripts with sh
   for (const tool of ['npm', 'npx']) {
-    const target = existsSync(join(npmCli, `${tool}-cli.js`)) ? join(npmCli, `${tool}-cli.js`) : execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim();
+    const target = existsSync(join(npmCli, `${tool}-cli.js`))
+      ? join(npmCli, `${tool}-cli.js`)
+      : execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim();
     writeFileSync(join(bin, tool), `#!/bin/sh\nexec "${process.execPath}" "${target}" "$@"\n`, { mode: 0o755 });
   }
   return bin;
@@ -39,7 +41,14 @@ function install(tarball, name, bin) {
   const dir = join(work, name);
   mkdirSync(dir);
   writeFileSync(join(dir, 'package.json'), '{"name":"consumer","version":"1.0.0","private":true}\n');
-  const env = { PATH: bin, HOME: work, npm_config_cache: join(work, 'npm-cache'), npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
+  const env = {
+    PATH: bin,
+    HOME: work,
+    npm_config_cache: join(work, 'npm-cache'),
+    npm_config_update_notifier: 'false',
+    npm_config_fund: 'false',
+    npm_config_audit: 'false',
+  };
   const result = spawnSync(join(bin, 'npm'), ['install', '--no-save', tarball], { cwd: dir, env, encoding: 'utf8' });
   return { dir, env, result };
 }
@@ -52,7 +61,10 @@ const tarball = join(work, execFileSync('npm', ['pack', '--silent', '--pack-dest
 const listing = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).trim().split('\n');
 console.log(`tarball: ${tarball} (${(statSync(tarball).size / 1024).toFixed(1)} KiB, ${listing.length} files)`);
 check('holds no tests, CI files, build/ or sources of the benchmarks', !listing.some((f) => /^package\/(test|\.ci|build|bench|src|docs)\//.test(f)));
-check('holds the linux-x64 prebuild and the install script', listing.includes('package/prebuilds/linux-x64/diskprobe.glibc.node') && listing.includes('package/scripts/install.cjs'));
+check(
+  'holds the linux-x64 prebuild and the install script',
+  listing.includes('package/prebuilds/linux-x64/diskprobe.glibc.node') && listing.includes('package/scripts/install.cjs'),
+);
 
 const bin = bareBin();
 check('the bare PATH has no compiler', spawnSync('sh', ['-c', 'command -v cc || command -v g++ || command -v make'], { env: { PATH: bin } }).status !== 0);
@@ -66,7 +78,8 @@ const nativeBackend = run(native.dir, native.env, 'node', ['--input-type=module'
 check("backend is 'native'", nativeBackend.stdout.trim() === 'native', nativeBackend.stdout.trim() || nativeBackend.stderr.trim());
 const df = run(native.dir, native.env, join(bin, 'npx'), ['diskprobe', 'df', '/']);
 check('npx diskprobe df / works', df.status === 0 && /Mounted on/.test(df.stdout) && / \/\n$/.test(df.stdout), df.stderr.trim());
-const initialize = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"pack","version":"1"}}}\n';
+const initialize =
+  '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"pack","version":"1"}}}\n';
 const served = run(native.dir, native.env, join(bin, 'npx'), ['diskprobe'], initialize);
 check('the MCP server answers initialize', served.status === 0 && /"serverInfo":\{"name":"diskprobe"/.test(served.stdout), served.stderr.trim());
 

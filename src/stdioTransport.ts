@@ -203,7 +203,7 @@ export class StdioTransport {
       if (!more) {
         this.holdIfReaderBehind();
         output.once('drain', () => this.pump());
-        return;  // backpressure: wait for the reader
+        return; // backpressure: wait for the reader
       }
     }
     this.writing = false;

@@ -91,12 +91,14 @@ const requestLines = (from: number, to: number, method = 'hold'): string => {
 function harness(options: { maxPendingRequests?: number; maxUnreadBytes?: number; output?: Writable; wireSettled?: boolean } = {}) {
   const input = new PassThrough();
   const received: string[] = [];
-  const output = options.output ?? new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      received.push(chunk.toString());
-      done();
-    },
-  });
+  const output =
+    options.output ??
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        received.push(chunk.toString());
+        done();
+      },
+    });
   const transport = new StdioTransport({
     input,
     output,
@@ -134,12 +136,30 @@ function harness(options: { maxPendingRequests?: number; maxUnreadBytes?: number
     answer();
   };
   /** The ids of the responses written so far, in order. */
-  const answeredIds = (): unknown[] => received.join('').split('\n').filter((line) => line !== '').map((line) => (JSON.parse(line) as { id: unknown }).id);
+  const answeredIds = (): unknown[] =>
+    received
+      .join('')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => (JSON.parse(line) as { id: unknown }).id);
   let runDone = false;
   const done = transport.run(dispatcher).then(() => {
     runDone = true;
   });
-  return { input, output, transport, dispatcher, dispatched, held, release, received, answeredIds, done, isDone: () => runDone, notifications: () => notifications };
+  return {
+    input,
+    output,
+    transport,
+    dispatcher,
+    dispatched,
+    held,
+    release,
+    received,
+    answeredIds,
+    done,
+    isDone: () => runDone,
+    notifications: () => notifications,
+  };
 }
 
 const range = (from: number, to: number): number[] => Array.from({ length: to - from }, (_, i) => from + i);
@@ -203,7 +223,7 @@ describe('StdioTransport flow control', () => {
     await h.done;
     await h.dispatcher.idle();
     await h.transport.flush();
-    expect(h.answeredIds()).toEqual([5, 6]);  // the cancelled ones never are
+    expect(h.answeredIds()).toEqual([5, 6]); // the cancelled ones never are
   });
 
   it('resumes input once cancellations leave half the limit pending, when the dispatcher reports requests that end unanswered', async () => {
@@ -235,7 +255,7 @@ describe('StdioTransport flow control', () => {
       highWaterMark: 1,
       write(chunk: Buffer, _encoding, done) {
         received.push(chunk.toString());
-        reads.push(done);  // the reader takes it when the test says so
+        reads.push(done); // the reader takes it when the test says so
       },
     });
     const h = harness({ maxUnreadBytes: 500, maxPendingRequests: 1000, output });
@@ -282,7 +302,11 @@ describe('StdioTransport flow control', () => {
       await turns(2);
     }
     await flushed;
-    const ids = received.join('').split('\n').filter((line) => line !== '').map((line) => (JSON.parse(line) as { id: number }).id);
+    const ids = received
+      .join('')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => (JSON.parse(line) as { id: number }).id);
     expect(ids).toEqual([1, 2, 3, 4]);
   });
 
@@ -330,7 +354,7 @@ describe('StdioTransport flow control', () => {
     h.input.write(requestLines(1, 9));
     await turns(2);
     expect(h.input.isPaused()).toBe(true);
-    h.input.end(requestLines(9, 13).trimEnd());  // in the pipe, not read; the last line ends at EOF
+    h.input.end(requestLines(9, 13).trimEnd()); // in the pipe, not read; the last line ends at EOF
     await turns(5);
     expect(h.dispatched).toEqual(range(1, 9));
     expect(h.isDone()).toBe(false);
@@ -344,7 +368,7 @@ describe('StdioTransport flow control', () => {
     expect(h.answeredIds()).toEqual(range(1, 13));
   });
 
-  it('on endInput (SIGTERM), while held for pending requests, dispatches every line received, those left in the stream\'s buffer too', async () => {
+  it("on endInput (SIGTERM), while held for pending requests, dispatches every line received, those left in the stream's buffer too", async () => {
     const h = harness({ maxPendingRequests: 8 });
     // 300 lines in one chunk: 256 dispatched, 44 read and waiting; then more that stay in the input's buffer.
     h.input.write(requestLines(0, 300));
@@ -392,7 +416,11 @@ describe('StdioTransport flow control', () => {
     await h.dispatcher.idle();
     await turns(2);
     await h.transport.flush();
-    const answers = h.received.join('').split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as { id: unknown; error?: { code: number } });
+    const answers = h.received
+      .join('')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as { id: unknown; error?: { code: number } });
     expect(answers).toEqual([
       { jsonrpc: '2.0', id: null, error: expect.objectContaining({ code: -32700 }) },
       { jsonrpc: '2.0', id: 100, result: { id: 100 } },

@@ -54,9 +54,16 @@ const sync = m.diskUsageSync(top, { bigint: true });
 check(`diskUsageSync('${top}') answers, on its own mount`, sync.total > 0n && sync.mountPoint === top, `${sync.mountPoint} ${sync.fsType} ${sync.total}`);
 check('free ≥ available, used = total − free', sync.free >= sync.available && sync.used === sync.total - sync.free);
 const async = await m.diskUsage(top);
-check('diskUsage (the addon\'s threads) answers', async.total > 0 && async.mountPoint === top, async.mountPoint);
+check("diskUsage (the addon's threads) answers", async.total > 0 && async.mountPoint === top, async.mountPoint);
 check('a probe with a timeout answers', m.diskUsageSync(top, { timeout: 5000 }).mountPoint === top);
-check('a missing path is ENOENT, sync and async', code(() => m.diskUsageSync(missing)) === 'ENOENT' && (await m.diskUsage(missing).then(() => 'no error', (e) => e.code)) === 'ENOENT');
+check(
+  'a missing path is ENOENT, sync and async',
+  code(() => m.diskUsageSync(missing)) === 'ENOENT' &&
+    (await m.diskUsage(missing).then(
+      () => 'no error',
+      (e) => e.code,
+    )) === 'ENOENT',
+);
 const mounts = (await m.listMounts({ all: true })).map((mount) => mount.mountPoint);
 check(`listMounts lists ${top}`, mounts.includes(top), mounts.slice(0, 8).join(' '));
 

@@ -11,7 +11,10 @@ import { fileURLToPath } from 'node:url';
  * for URL-less frames, its function name) names the layer.
  */
 const LAYERS = [
-  { name: 'stdout writes: Node streams and the write syscall', test: (url, fn) => url === '' && fn === 'writeUtf8String' || /^node:(internal\/stream|internal\/streams\/writable|net$)/.test(url) },
+  {
+    name: 'stdout writes: Node streams and the write syscall',
+    test: (url, fn) => (url === '' && fn === 'writeUtf8String') || /^node:(internal\/stream|internal\/streams\/writable|net$)/.test(url),
+  },
   { name: '`AbortController` / `AbortSignal` and their listeners', test: (url) => /^node:internal\/(abort_controller|event_target)$/.test(url) },
   { name: 'garbage collection', test: (url, fn) => url === '' && fn === '(garbage collector)' },
   { name: 'idle (waiting for input or the probe)', test: (url, fn) => url === '' && fn === '(idle)' },

@@ -14,7 +14,7 @@ const INITIALIZE_RESULT = {
 };
 
 function answer(message) {
-  if (message.id === undefined) return;  // a notification
+  if (message.id === undefined) return; // a notification
   let result;
   if (message.method === 'initialize') result = INITIALIZE_RESULT;
   else if (message.method === 'tools/call') {

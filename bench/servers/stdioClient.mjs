@@ -19,8 +19,7 @@ const NEWLINE = 0x0a;
 const TICK_NS = 1e7;
 
 /** The tools/call line the bench sends, with request id `id`. */
-const toolCall = (id) =>
-  `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"disk_usage","arguments":{"path":"/"}}}\n`;
+const toolCall = (id) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"disk_usage","arguments":{"path":"/"}}}\n`;
 
 export class StdioClient {
   /** Spawns `argv` (node's own arguments, e.g. a script path) with `env` added to this process's. */
@@ -28,14 +27,16 @@ export class StdioClient {
     this.child = spawn(process.execPath, argv, { cwd, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     this.pid = this.child.pid;
     this.nextId = 1;
-    this.pending = new Map();  // id → resolve, while responses are parsed
-    this.tail = '';            // an incomplete line, while responses are parsed
-    this.onCount = undefined;  // set while responses are only counted
+    this.pending = new Map(); // id → resolve, while responses are parsed
+    this.tail = ''; // an incomplete line, while responses are parsed
+    this.onCount = undefined; // set while responses are only counted
     this.stderr = '';
     this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
     this.child.stderr.setEncoding('utf8');
-    this.child.stderr.on('data', (text) => { this.stderr = (this.stderr + text).slice(-4000); });
-    this.child.stdin.on('error', () => {});  // a server that died is reported by the request that waits on it
+    this.child.stderr.on('data', (text) => {
+      this.stderr = (this.stderr + text).slice(-4000);
+    });
+    this.child.stdin.on('error', () => {}); // a server that died is reported by the request that waits on it
     this.child.stdout.on('data', (chunk) => this.receive(chunk));
     this.exited.then(({ code, signal }) => {
       const why = new Error(`server ${argv.join(' ')} exited (${signal ?? code})${this.stderr ? `: ${this.stderr.trim()}` : ''}`);
@@ -58,7 +59,7 @@ export class StdioClient {
       if (line.trim() === '') continue;
       const message = JSON.parse(line);
       const waiter = this.pending.get(message.id);
-      if (waiter === undefined) continue;  // a notification, or a late answer to a counted request
+      if (waiter === undefined) continue; // a notification, or a late answer to a counted request
       this.pending.delete(message.id);
       waiter.resolve({ message, bytes: Buffer.byteLength(line) + 1 });
     }
@@ -157,7 +158,7 @@ export class StdioClient {
       // Fields after the command name, which is in parentheses and may hold spaces.
       const stat = readFileSync(`/proc/${this.pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return (Number(fields[11]) + Number(fields[12])) * TICK_NS;  // utime, stime: fields 14 and 15
+      return (Number(fields[11]) + Number(fields[12])) * TICK_NS; // utime, stime: fields 14 and 15
     } catch {
       return undefined;
     }

@@ -11,6 +11,8 @@ export function usageText(path, stats) {
   const used = (stats.blocks - stats.bfree) * stats.bsize;
   const available = stats.bavail * stats.bsize;
   const usedPercent = used + available === 0 ? 0 : (100 * used) / (used + available);
-  return `${path}: ${usedPercent.toFixed(1)}% used, ${(used / GIB).toFixed(1)} GiB used, ` +
-    `${(available / GIB).toFixed(1)} GiB available, ${(total / GIB).toFixed(1)} GiB total`;
+  return (
+    `${path}: ${usedPercent.toFixed(1)}% used, ${(used / GIB).toFixed(1)} GiB used, ` +
+    `${(available / GIB).toFixed(1)} GiB available, ${(total / GIB).toFixed(1)} GiB total`
+  );
 }

@@ -16,7 +16,8 @@ const [TOOL, TOOL_ERROR, RESULT, NO_METHOD, BAD_PARAMS, NO_RESOURCE] = EXPECT.ke
 /** One line that is not JSON: answered with -32700 and id null (it has no id to echo). */
 export const PARSE_ERROR_LINE = '{"jsonrpc":"2.0","id":1,"method":"ping"\n';
 
-const request = (id, method, params) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"${method}"${params ? `,"params":${JSON.stringify(params)}` : ''}}\n`;
+const request = (id, method, params) =>
+  `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"${method}"${params ? `,"params":${JSON.stringify(params)}` : ''}}\n`;
 const tool = (name, args) => ({ name, arguments: args });
 
 /**

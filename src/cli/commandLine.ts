@@ -31,7 +31,7 @@ export class UsageError extends Error {
 
 const DEFAULT_TIMEOUT_MS = 5000;
 const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
-const MAX_TIMEOUT_MS = 2 ** 31 - 1;  // setTimeout's ceiling, and the library's
+const MAX_TIMEOUT_MS = 2 ** 31 - 1; // setTimeout's ceiling, and the library's
 
 export const USAGE = `Usage: diskprobe [command] [options]
 

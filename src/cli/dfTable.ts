@@ -98,11 +98,9 @@ function toRow(row: DfRow, options: DfTableOptions): Row {
 
 /** The table df prints, header included. */
 export function renderDfTable(rows: readonly DfRow[], options: DfTableOptions): string {
-  const columns = [
-    ...LEFT_COLUMNS,
-    ...(options.inodes ? INODE_COLUMNS : BYTE_COLUMNS),
-    ...(options.usageBar ? [BAR_COLUMN] : []),
-    MOUNTED_ON,
-  ];
-  return renderTable(columns, rows.map((row) => toRow(row, options)));
+  const columns = [...LEFT_COLUMNS, ...(options.inodes ? INODE_COLUMNS : BYTE_COLUMNS), ...(options.usageBar ? [BAR_COLUMN] : []), MOUNTED_ON];
+  return renderTable(
+    columns,
+    rows.map((row) => toRow(row, options)),
+  );
 }

@@ -40,7 +40,12 @@ function debugEventLoop(): (() => void) | undefined {
     delay.disable();
     const ms = (ns: number): number => Math.round(ns / 1e4) / 100;
     const eventLoopDelay = {
-      resolutionMs: 10, samples: delay.count, maxMs: ms(delay.max), p50Ms: ms(delay.percentile(50)), p99Ms: ms(delay.percentile(99)), meanMs: ms(delay.mean),
+      resolutionMs: 10,
+      samples: delay.count,
+      maxMs: ms(delay.max),
+      p50Ms: ms(delay.percentile(50)),
+      p99Ms: ms(delay.percentile(99)),
+      meanMs: ms(delay.mean),
     };
     process.stderr.write(`${JSON.stringify({ eventLoopDelay, memory: process.memoryUsage() })}\n`);
   };
@@ -66,7 +71,7 @@ function pipeReader(fd: number): (() => Buffer | undefined) | undefined {
       const bytes = readSync(fd, buffer, 0, buffer.length, null);
       return bytes > 0 ? Buffer.from(buffer.subarray(0, bytes)) : undefined;
     } catch {
-      return undefined;  // EAGAIN: empty for now
+      return undefined; // EAGAIN: empty for now
     }
   };
 }

@@ -21,7 +21,7 @@ export function quoteName(name: string): string {
   if (!control && !SPECIAL.test(name) && !/^[#~]/.test(name) && name !== '{' && name !== '}') return name;
   if (!control && name.includes("'") && !/[\\"$`!]/.test(name)) return `"${name}"`;
   let quoted = "'";
-  let inControl = false;  // inside a $'...' run of control characters
+  let inControl = false; // inside a $'...' run of control characters
   for (const character of name) {
     const isControl = CONTROL.test(character);
     if (isControl !== inControl) quoted += isControl ? "'$'" : "''";

@@ -124,7 +124,7 @@ export class Dispatcher {
     const classified = classify(value, checkDepth);
     switch (classified.kind) {
       case 'response':
-        return undefined;  // this server sends no requests, so answers to none are expected
+        return undefined; // this server sends no requests, so answers to none are expected
       case 'invalid':
         return errorResponse(classified.id, classified.error);
       case 'notification': {
@@ -134,7 +134,7 @@ export class Dispatcher {
         } catch (error) {
           if (!(error instanceof RpcError)) this.handlers.internalError(error, method);
         }
-        return undefined;  // never answered, even when it fails
+        return undefined; // never answered, even when it fails
       }
       case 'request':
         return this.handleRequest(classified.message.id, classified.message.method, classified.message.params);

@@ -50,9 +50,10 @@ export class LineDecoder {
     if (this.skipping !== undefined) {
       this.skipping += part.length;
       if (part.length > 0) this.skippedCr = part[part.length - 1] === 0x0d;
-    } else if (this.buffered + part.length > this.maxBytes + 1) {  // + 1: a CRLF's CR is no part of the message
+    } else if (this.buffered + part.length > this.maxBytes + 1) {
+      // + 1: a CRLF's CR is no part of the message
       this.skipping = this.buffered + part.length;
-      this.skippedCr = part[part.length - 1] === 0x0d;  // part is not empty: buffered alone never exceeds the cap + 1
+      this.skippedCr = part[part.length - 1] === 0x0d; // part is not empty: buffered alone never exceeds the cap + 1
       this.chunks = [];
       this.buffered = 0;
     } else if (part.length > 0) {

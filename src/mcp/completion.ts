@@ -20,7 +20,14 @@ function completesPath(ref: Record<string, unknown>, argument: string): boolean 
 export async function complete(params: Record<string, unknown>, roots: RootPolicy, timeout: number, signal: CancelSignal): Promise<unknown> {
   const ref = params.ref as Record<string, unknown> | undefined;
   const argument = params.argument as { name?: unknown; value?: unknown } | undefined;
-  if (typeof ref !== 'object' || ref === null || typeof argument !== 'object' || argument === null || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
+  if (
+    typeof ref !== 'object' ||
+    ref === null ||
+    typeof argument !== 'object' ||
+    argument === null ||
+    typeof argument.name !== 'string' ||
+    typeof argument.value !== 'string'
+  ) {
     throw RpcError.invalidParams('completion/complete needs params.ref and params.argument {name, value}');
   }
   if (!completesPath(ref, argument.name)) {

@@ -45,7 +45,11 @@ export function validateArguments(schema: ObjectSchema, args: unknown, hints: Re
   for (const [name, value] of Object.entries(given)) {
     const property = Object.prototype.hasOwnProperty.call(schema.properties, name) ? schema.properties[name] : undefined;
     if (property === undefined) {
-      problems.push(`unknown argument "${name}"; expected only ${Object.keys(schema.properties).map((key) => `"${key}"`).join(', ')}`);
+      problems.push(
+        `unknown argument "${name}"; expected only ${Object.keys(schema.properties)
+          .map((key) => `"${key}"`)
+          .join(', ')}`,
+      );
       continue;
     }
     const problem = checkValue(name, property, value, hints[name]);
@@ -64,11 +68,15 @@ function patternOf(source: string): RegExp {
 
 function checkValue(name: string, property: PropertySchema, value: unknown, hint: string | undefined): string | undefined {
   const typeOk =
-    property.type === 'string' ? typeof value === 'string'
-    : property.type === 'boolean' ? typeof value === 'boolean'
-    : property.type === 'integer' ? Number.isInteger(value)
-    : typeof value === 'number' && Number.isFinite(value);
-  if (!typeOk) return `"${name}" must be ${property.type === 'integer' ? 'an' : 'a'} ${property.type}, not ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`;
+    property.type === 'string'
+      ? typeof value === 'string'
+      : property.type === 'boolean'
+        ? typeof value === 'boolean'
+        : property.type === 'integer'
+          ? Number.isInteger(value)
+          : typeof value === 'number' && Number.isFinite(value);
+  if (!typeOk)
+    return `"${name}" must be ${property.type === 'integer' ? 'an' : 'a'} ${property.type}, not ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`;
   if (property.enum && !property.enum.includes(value as string)) {
     return `"${name}" must be one of ${property.enum.map((option) => JSON.stringify(option)).join(', ')}, not ${JSON.stringify(value)}`;
   }

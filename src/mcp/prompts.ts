@@ -22,7 +22,8 @@ export function getPrompt(params: Record<string, unknown>): unknown {
   if (path !== undefined && (typeof path !== 'string' || !/^(?:\/|[A-Za-z]:[\\/]|\\\\)/.test(path))) {
     throw RpcError.invalidParams(`"path" must be an absolute path such as /var, not ${JSON.stringify(path)}`);
   }
-  const scope = path === undefined ? 'every mounted file system (use list_mounts)' : `the file system holding ${path} (use disk_usage with path ${JSON.stringify(path)})`;
+  const scope =
+    path === undefined ? 'every mounted file system (use list_mounts)' : `the file system holding ${path} (use disk_usage with path ${JSON.stringify(path)})`;
   return {
     description: path === undefined ? 'Disk usage report for every file system' : `Disk usage report for ${path}`,
     messages: [

@@ -42,7 +42,13 @@ export async function listResources(params: Record<string, unknown>, rules: Vers
   const offset = decodeCursor(params.cursor);
   const mounts = (await listMounts({ timeout: context.probeTimeout, signal: context.signal })).filter((mount) => context.roots.showsMount(mount.mountPoint));
   const all = [
-    { uri: MOUNTS_URI, name: 'mounts', ...withTitle(rules, 'Mounted file systems'), description: 'Every mounted file system with its usage (what list_mounts reports), as JSON', mimeType: 'application/json' },
+    {
+      uri: MOUNTS_URI,
+      name: 'mounts',
+      ...withTitle(rules, 'Mounted file systems'),
+      description: 'Every mounted file system with its usage (what list_mounts reports), as JSON',
+      mimeType: 'application/json',
+    },
     ...mounts.map((mount) => ({
       uri: usageUri(mount.mountPoint),
       name: `usage of ${mount.mountPoint}`,

@@ -62,8 +62,10 @@ export class McpSession implements DispatcherHandlers {
       if (this.state === 'ready') options.notify(notification);
     });
     this.unsubscribe = onMountEvent((event) => {
-      if (event.type === 'stuck') this.logger.log('warning', { event: 'probe timed out', mountPoint: event.mountPoint, path: event.path, timeoutMs: event.timeout });
-      else if (event.type === 'recovered') this.logger.log('info', { event: 'mount answers again', mountPoint: event.mountPoint, stuckForMs: Math.round(event.stuckForMs) });
+      if (event.type === 'stuck')
+        this.logger.log('warning', { event: 'probe timed out', mountPoint: event.mountPoint, path: event.path, timeoutMs: event.timeout });
+      else if (event.type === 'recovered')
+        this.logger.log('info', { event: 'mount answers again', mountPoint: event.mountPoint, stuckForMs: Math.round(event.stuckForMs) });
       else this.logger.log('info', { event: 'mount table changed', added: event.added, removed: event.removed });
     });
     // A Map, so "__proto__" or "constructor" is just an unknown method.
@@ -103,7 +105,7 @@ export class McpSession implements DispatcherHandlers {
   }
 
   request(method: string, params: Params | undefined, context: RequestContext): unknown {
-    if (method === 'ping') return {};  // in every state (basic/utilities/ping.mdx)
+    if (method === 'ping') return {}; // in every state (basic/utilities/ping.mdx)
     const handler = this.methods.get(method);
     if (handler === undefined) throw RpcError.methodNotFound(method);
     // A capability not declared in this version: its methods do not exist (seed §3).

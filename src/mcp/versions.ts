@@ -24,7 +24,14 @@ export interface VersionRules {
 }
 
 export const VERSION_RULES: Readonly<Record<ProtocolVersion, VersionRules>> = {
-  '2024-11-05': { batches: false, toolAnnotations: false, structuredOutput: false, inputErrorsAsToolResults: false, completions: false, progressMessage: false },
+  '2024-11-05': {
+    batches: false,
+    toolAnnotations: false,
+    structuredOutput: false,
+    inputErrorsAsToolResults: false,
+    completions: false,
+    progressMessage: false,
+  },
   '2025-03-26': { batches: true, toolAnnotations: true, structuredOutput: false, inputErrorsAsToolResults: false, completions: true, progressMessage: true },
   '2025-06-18': { batches: false, toolAnnotations: true, structuredOutput: true, inputErrorsAsToolResults: false, completions: true, progressMessage: true },
   '2025-11-25': { batches: false, toolAnnotations: true, structuredOutput: true, inputErrorsAsToolResults: true, completions: true, progressMessage: true },

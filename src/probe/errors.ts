@@ -124,11 +124,7 @@ export function validatePath(path: unknown): asserts path is string {
     throw codeError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "path" argument must be of type string. Received ${got}`);
   }
   if (path.includes('\0')) {
-    throw codeError(
-      TypeError,
-      'ERR_INVALID_ARG_VALUE',
-      `The argument 'path' must be a string without null bytes. Received ${JSON.stringify(path)}`,
-    );
+    throw codeError(TypeError, 'ERR_INVALID_ARG_VALUE', `The argument 'path' must be a string without null bytes. Received ${JSON.stringify(path)}`);
   }
   // fs would pass a lone surrogate on as U+FFFD, the name of another file.
   if (SURROGATE.test(path) && LONE_SURROGATE.test(path)) {
@@ -183,7 +179,13 @@ export function validateTimeout(timeout: unknown, name = 'timeout'): number | un
 export function validateSignal(signal: unknown): asserts signal is CancelSignal | undefined {
   if (signal === undefined || signal instanceof AbortSignal) return;
   const like = signal as Partial<CancelSignal> | null;
-  if (typeof like !== 'object' || like === null || typeof like.aborted !== 'boolean' || typeof like.addEventListener !== 'function' || typeof like.removeEventListener !== 'function') {
+  if (
+    typeof like !== 'object' ||
+    like === null ||
+    typeof like.aborted !== 'boolean' ||
+    typeof like.addEventListener !== 'function' ||
+    typeof like.removeEventListener !== 'function'
+  ) {
     throw codeError(TypeError, 'ERR_INVALID_ARG_TYPE', 'The "options.signal" property must be an AbortSignal (or an object with aborted and abort listeners)');
   }
 }

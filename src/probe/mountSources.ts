@@ -11,7 +11,7 @@ export function readMountTable(binding: NativeBinding | undefined): MountTable {
     try {
       return new MountTable(parseMountInfo(readFileSync('/proc/self/mountinfo', 'utf8')));
     } catch {
-      return new MountTable([]);  // no /proc: paths still probe, without mount names
+      return new MountTable([]); // no /proc: paths still probe, without mount names
     }
   }
   const windows = process.platform === 'win32';

@@ -25,17 +25,65 @@ export interface MountEntry extends Mount {
 
 /** File systems with no storage of their own (after util-linux's pseudofs list). */
 const PSEUDO_TYPES = new Set([
-  'anon_inodefs', 'apparmorfs', 'autofs', 'bdev', 'binder', 'binfmt_misc', 'bpf', 'cgroup', 'cgroup2',
-  'configfs', 'cpuset', 'debugfs', 'devfs', 'devpts', 'efivarfs', 'fusectl', 'fuse.portal', 'hugetlbfs',
-  'ignore', 'kernfs', 'mqueue', 'nfsd', 'none', 'nsfs', 'pipefs', 'proc', 'pstore', 'ramfs', 'rpc_pipefs',
-  'securityfs', 'selinuxfs', 'smackfs', 'sockfs', 'spufs', 'subfs', 'sysfs', 'tracefs',
+  'anon_inodefs',
+  'apparmorfs',
+  'autofs',
+  'bdev',
+  'binder',
+  'binfmt_misc',
+  'bpf',
+  'cgroup',
+  'cgroup2',
+  'configfs',
+  'cpuset',
+  'debugfs',
+  'devfs',
+  'devpts',
+  'efivarfs',
+  'fusectl',
+  'fuse.portal',
+  'hugetlbfs',
+  'ignore',
+  'kernfs',
+  'mqueue',
+  'nfsd',
+  'none',
+  'nsfs',
+  'pipefs',
+  'proc',
+  'pstore',
+  'ramfs',
+  'rpc_pipefs',
+  'securityfs',
+  'selinuxfs',
+  'smackfs',
+  'sockfs',
+  'spufs',
+  'subfs',
+  'sysfs',
+  'tracefs',
 ]);
 
 /**
  * What df (gnulib's mountlist, ME_DUMMY) leaves out without -a whatever
  * their size; every other file system is left out only when it is empty.
  */
-const DF_DUMMY_TYPES = new Set(['autofs', 'proc', 'subfs', 'debugfs', 'devpts', 'fusectl', 'fuse.portal', 'mqueue', 'rpc_pipefs', 'sysfs', 'devfs', 'kernfs', 'ignore', 'none']);
+const DF_DUMMY_TYPES = new Set([
+  'autofs',
+  'proc',
+  'subfs',
+  'debugfs',
+  'devpts',
+  'fusectl',
+  'fuse.portal',
+  'mqueue',
+  'rpc_pipefs',
+  'sysfs',
+  'devfs',
+  'kernfs',
+  'ignore',
+  'none',
+]);
 
 const REMOTE_TYPES = /^(nfs\d?|cifs|smb3?|smbfs|ncpfs|afs|9p|ceph|glusterfs|fuse\.sshfs|sshfs|lustre|gfs2?|ocfs2|beegfs|davfs|fuse\.rclone)$/;
 
@@ -249,7 +297,7 @@ export class MountTable {
       }
       const existing = slot.entry;
       if (entry.remote && existing.remote && entry.device !== existing.device) {
-        slots.push({ entry });  // df keeps remote mounts of different exports apart
+        slots.push({ entry }); // df keeps remote mounts of different exports apart
         continue;
       }
       const nearerRoot = existing.mountPoint.length > entry.mountPoint.length;

@@ -78,7 +78,7 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
     else binding.statAsyncBatch(paths, lanes, ids, devices);
   };
   const submit = (path: string, lane: number, id: number, withDevice: boolean, check?: OffMountCheck): void => {
-    if (check !== undefined) return binding.statAsync(path, lane, id, withDevice, ...check);  // rare: a path not in the cache
+    if (check !== undefined) return binding.statAsync(path, lane, id, withDevice, ...check); // rare: a path not in the cache
     if (queued.paths.length === 0) queueMicrotask(flushQueued);
     queued.paths.push(path);
     queued.lanes.push(lane);
@@ -138,16 +138,21 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
     // 2^64 - 1 inodes is "unknown" (hugetlbfs without a limit): none to report.
     const hasInodes = (flags & Flag.hasInodes) !== 0 && f64[Slot.files]! < UNKNOWN_COUNT;
     if (bigint) {
-      const total = u64[Slot.total]!, free = u64[Slot.free]!, available = u64[Slot.avail]!;
+      const total = u64[Slot.total]!,
+        free = u64[Slot.free]!,
+        available = u64[Slot.avail]!;
       const used = total - free;
       let inodes = null;
       if (hasInodes) {
-        const files = u64[Slot.files]!, filesFree = u64[Slot.filesFree]!;
+        const files = u64[Slot.files]!,
+          filesFree = u64[Slot.filesFree]!;
         inodes = makeInodes(files, filesFree, u64[Slot.filesAvail]!, files - filesFree, usedPercentBig(files - filesFree, filesFree));
       }
       return makeUsage(path, mountPoint, fsType, total, free, available, used, usedPercentBig(used, available), u64[Slot.blockSize]!, inodes, 'native');
     }
-    const total = f64[Slot.total]!, free = f64[Slot.free]!, available = f64[Slot.avail]!;
+    const total = f64[Slot.total]!,
+      free = f64[Slot.free]!,
+      available = f64[Slot.avail]!;
     // Above 2^53 the doubles are rounded: take the difference and the
     // percentage from the exact 64-bit slots instead.
     const exact = total <= SAFE;
@@ -155,7 +160,8 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
     const percent = exact ? usedPercent(used, available) : usedPercentBig(u64[Slot.total]! - u64[Slot.free]!, u64[Slot.avail]!);
     let inodes = null;
     if (hasInodes) {
-      const files = f64[Slot.files]!, filesFree = f64[Slot.filesFree]!;
+      const files = f64[Slot.files]!,
+        filesFree = f64[Slot.filesFree]!;
       inodes = makeInodes(files, filesFree, f64[Slot.filesAvail]!, files - filesFree, usedPercent(files - filesFree, filesFree));
     }
     return makeUsage(path, mountPoint, fsType, total, free, available, used, percent, f64[Slot.blockSize]!, inodes, 'native');
@@ -240,7 +246,7 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
   }
 
   function markStuck(id: number, target: ProbeTarget, key: string, started: number, timeout: number): void {
-    if (!binding.pending(id)) return;  // it has returned meanwhile (its answer is on the way): nothing is stuck
+    if (!binding.pending(id)) return; // it has returned meanwhile (its answer is on the way): nothing is stuck
     guard.markStuck({ mountPoint: key, path: target.path, since: started, token: id, settled: () => !binding.pending(id) }, timeout);
   }
 
@@ -263,7 +269,7 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
   binding.setCallback((id, status, names) => {
     const waiter = waiting.get(id);
     if (waiter === undefined) {
-      guard.settle(id);  // an abandoned call returned: its mount answers again
+      guard.settle(id); // an abandoned call returned: its mount answers again
       return;
     }
     const { recalled, target } = waiter;
@@ -335,13 +341,25 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
     async(target, bigint, timeout, signal) {
       const inline = probeInline(target);
       if (inline !== undefined && inline !== LEAVES_MOUNT) {
-        return inline === 0 ? Promise.resolve(readSlots(target.osPath, target.path, bigint, undefined, target.mount)) : Promise.reject(failure(inline, namedPath(target.osPath, target.path)));
+        return inline === 0
+          ? Promise.resolve(readSlots(target.osPath, target.path, bigint, undefined, target.mount))
+          : Promise.reject(failure(inline, namedPath(target.osPath, target.path)));
       }
       return new Promise((resolve, reject) => {
         const recalled = known.get(target.osPath);
         const waiter: Waiter = {
-          id: nextId(), key: probeKey(target, inline), check: offMountCheck(target, inline), target, bigint, resolve, reject,
-          started: performance.now(), recalled, deadline: undefined, signal, onAbort: undefined,
+          id: nextId(),
+          key: probeKey(target, inline),
+          check: offMountCheck(target, inline),
+          target,
+          bigint,
+          resolve,
+          reject,
+          started: performance.now(),
+          recalled,
+          deadline: undefined,
+          signal,
+          onAbort: undefined,
         };
         submit(target.osPath, laneOf(target, waiter.key), waiter.id, recalled === undefined, waiter.check);
         waiting.set(waiter.id, waiter);

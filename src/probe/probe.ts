@@ -7,7 +7,17 @@ import { dirname, isAbsolute, parse, resolve, toNamespacedPath } from 'node:path
 
 import { type AnyUsage, namedPath, type ProbeBackend, type ProbeContext, type ProbeTarget } from './backend.js';
 import { DeadMountGuard, type MountEvent } from './deadMountGuard.js';
-import { abortError, codeError, codeNameError, timeoutError, validateOptions, validatePath, validatePathLength, validateSignal, validateTimeout } from './errors.js';
+import {
+  abortError,
+  codeError,
+  codeNameError,
+  timeoutError,
+  validateOptions,
+  validatePath,
+  validatePathLength,
+  validateSignal,
+  validateTimeout,
+} from './errors.js';
 import { readMountTable } from './mountSources.js';
 import { type MountEntry, type MountTable, MountTableCache } from './mountTable.js';
 import { loadNativeBinding, type NativeBinding } from './nativeBinding.js';
@@ -32,7 +42,7 @@ function loadBinding(): NativeBinding | undefined {
         'Reinstall diskprobe (npm rebuild diskprobe builds it from source), or unset DISKPROBE_BACKEND to use the fs.statfs fallback.',
     );
   }
-  return undefined;  // silently fall back
+  return undefined; // silently fall back
 }
 
 const binding = loadBinding();
@@ -306,7 +316,11 @@ export async function listMounts(options?: ListMountsOptions | null): Promise<Mo
   options = validateOptions(options) ?? {};
   validateSignal(options.signal);
   if (options.all !== undefined && typeof options.all !== 'boolean') {
-    throw codeError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "options.all" property must be of type boolean. Received type ${typeof options.all} (${String(options.all)})`);
+    throw codeError(
+      TypeError,
+      'ERR_INVALID_ARG_TYPE',
+      `The "options.all" property must be of type boolean. Received type ${typeof options.all} (${String(options.all)})`,
+    );
   }
   const timeout = validateTimeout(options.timeout) ?? DEFAULT_TIMEOUT_MS;
   if (options.signal?.aborted) throw abortError(options.signal);

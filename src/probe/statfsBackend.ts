@@ -51,7 +51,10 @@ function asAsked(osPath: string): string {
 function toUsage(counts: Counts, osPath: string, path: string, bigint: boolean, context: ProbeContext): AnyUsage {
   const [bsize, blocks, bfree, bavail, files, ffree, dev] = counts;
   const mount = context.mountOf(deviceKeyOf(dev), osPath, path);
-  const total = blocks * bsize, free = bfree * bsize, available = bavail * bsize, used = total - free;
+  const total = blocks * bsize,
+    free = bfree * bsize,
+    available = bavail * bsize,
+    used = total - free;
   const percent = usedPercentBig(used, available);
   // No f_favail in Node's StatFs: available inodes are the free ones.
   // None (0), or 2^64 - 1, "unknown" (hugetlbfs without a limit): none to report.
@@ -120,7 +123,7 @@ export function createStatfsBackend(context: ProbeContext): ProbeBackend {
   function onAnswer(id: number, fields: unknown[] | undefined): void {
     const job = jobs.get(id);
     if (job === undefined) {
-      guard.settle(id);  // an abandoned probe returned: its mount answers again
+      guard.settle(id); // an abandoned probe returned: its mount answers again
       return;
     }
     finish(job);
@@ -192,12 +195,20 @@ export function createStatfsBackend(context: ProbeContext): ProbeBackend {
             encoding: 'utf8',
             stdio: ['ignore', 'pipe', 'ignore'],
           })
-        : childProcess().spawnSync(process.execPath, [helperPath, '--once', asAsked(target.osPath)], { timeout, encoding: 'utf8', windowsHide: true, stdio: ['ignore', 'pipe', 'ignore'] });
+        : childProcess().spawnSync(process.execPath, [helperPath, '--once', asAsked(target.osPath)], {
+            timeout,
+            encoding: 'utf8',
+            windowsHide: true,
+            stdio: ['ignore', 'pipe', 'ignore'],
+          });
       // Lines: the helper's pid (from sh), [-1] once the helper started, its answer.
-      let pid = 0, helperStarted = false, answer: unknown[] | undefined;
+      let pid = 0,
+        helperStarted = false,
+        answer: unknown[] | undefined;
       for (const line of (result.stdout ?? '').split('\n')) {
         if (/^\d+$/.test(line)) pid = Number(line);
-        else if (line.startsWith('[') && line.endsWith(']')) {  // not a line the kill cut short
+        else if (line.startsWith('[') && line.endsWith(']')) {
+          // not a line the kill cut short
           const fields = JSON.parse(line) as unknown[];
           if (fields[0] === -1) helperStarted = true;
           else answer = fields;
@@ -215,11 +226,8 @@ export function createStatfsBackend(context: ProbeContext): ProbeBackend {
           if (pid > 0) killQuietly(pid);
           throw helperStartError(namedPath(target.osPath, target.path), timeout);
         }
-        const token = -(++lastId);
-        guard.markStuck(
-          { mountPoint: target.mountPoint, path: target.path, since: started, token, settled: () => !(pid > 0 && running(pid)) },
-          timeout,
-        );
+        const token = -++lastId;
+        guard.markStuck({ mountPoint: target.mountPoint, path: target.path, since: started, token, settled: () => !(pid > 0 && running(pid)) }, timeout);
         throw timeoutError(namedPath(target.osPath, target.path), target.mountPoint, timeout);
       }
       throw codeNameError('EIO', 'statfs', namedPath(target.osPath, target.path));
@@ -229,9 +237,14 @@ export function createStatfsBackend(context: ProbeContext): ProbeBackend {
       return new Promise((resolve, reject) => {
         const job: Job = {
           id: (lastId = lastId >= 0xfffffff0 ? 1 : lastId + 1),
-          target, bigint, resolve, reject,
+          target,
+          bigint,
+          resolve,
+          reject,
           started: performance.now(),
-          timer: undefined, signal, onAbort: undefined,
+          timer: undefined,
+          signal,
+          onAbort: undefined,
         };
         jobs.set(job.id, job);
         pool.send({ id: job.id, osPath: asAsked(target.osPath), mountPoint: target.mountPoint });

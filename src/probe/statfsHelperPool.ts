@@ -63,7 +63,7 @@ class Helper {
     });
     this.child.once('exit', () => onExit(this));
     this.child.once('error', () => onExit(this));
-    this.child.stdin.on('error', () => {});  // it exited: 'exit' reports that
+    this.child.stdin.on('error', () => {}); // it exited: 'exit' reports that
     this.setRef(false);
   }
 
@@ -86,7 +86,7 @@ class Helper {
       this.setRef(false);
       clearTimeout(this.watch);
       this.watch = undefined;
-      if (this.stuckOn !== undefined) this.child.stdin.end();  // its stuck call returned: let it go
+      if (this.stuckOn !== undefined) this.child.stdin.end(); // its stuck call returned: let it go
     }
     return had;
   }
@@ -144,9 +144,13 @@ export class HelperPool {
 
   send(request: PoolRequest): void {
     for (const helper of this.suspects) {
-      if (helper.stuckOn === request.mountPoint) return helper.send(request);  // queue behind its stuck call
+      if (helper.stuckOn === request.mountPoint) return helper.send(request); // queue behind its stuck call
     }
-    this.current ??= new Helper(this, (helper, fields) => this.onLine(helper, fields), (helper) => this.onExit(helper));
+    this.current ??= new Helper(
+      this,
+      (helper, fields) => this.onLine(helper, fields),
+      (helper) => this.onExit(helper),
+    );
     this.current.send(request);
   }
 

@@ -30,7 +30,10 @@ describe('diskprobe', () => {
     [['--foo'], "diskprobe: unknown option '--foo'. Run 'diskprobe --help' for usage.\n"],
     [['df', '--foo'], "diskprobe: unknown option '--foo'. Run 'diskprobe --help' for usage.\n"],
     [['frobnicate'], "diskprobe: unknown command 'frobnicate'. Run 'diskprobe --help' for usage.\n"],
-    [['df', '--timeout', 'soon'], "diskprobe: option '--timeout' needs a whole number of milliseconds from 1 to 2147483647, not 'soon'. Run 'diskprobe --help' for usage.\n"],
+    [
+      ['df', '--timeout', 'soon'],
+      "diskprobe: option '--timeout' needs a whole number of milliseconds from 1 to 2147483647, not 'soon'. Run 'diskprobe --help' for usage.\n",
+    ],
   ])('refuses %j with one line on stderr and exit status 2', (args, message) => {
     expect(runCli(args)).toEqual({ status: 2, stdout: '', stderr: message });
   });
@@ -42,7 +45,10 @@ describe('diskprobe', () => {
       cpSync(join(projectRoot, 'dist'), join(copy, 'dist'), { recursive: true });
       cpSync(join(projectRoot, 'package.json'), join(copy, 'package.json'));
       symlinkSync(join(projectRoot, 'node_modules'), join(copy, 'node_modules'));
-      for (const args of [['df', '/'], ['df', '--json']]) {
+      for (const args of [
+        ['df', '/'],
+        ['df', '--json'],
+      ]) {
         const result = spawnSync(process.execPath, [join(copy, 'dist/cli/main.js'), ...args], {
           encoding: 'utf8',
           env: { ...process.env, DISKPROBE_BACKEND: 'native' },
@@ -54,7 +60,10 @@ describe('diskprobe', () => {
         expect(result.stderr).not.toMatch(/\n\s+at |Node\.js v|worker ended unexpectedly/);
       }
       // Without the variable, the fallback answers.
-      const fallback = spawnSync(process.execPath, [join(copy, 'dist/cli/main.js'), 'df', '--json', '/'], { encoding: 'utf8', env: { ...process.env, DISKPROBE_BACKEND: '' } });
+      const fallback = spawnSync(process.execPath, [join(copy, 'dist/cli/main.js'), 'df', '--json', '/'], {
+        encoding: 'utf8',
+        env: { ...process.env, DISKPROBE_BACKEND: '' },
+      });
       expect(fallback.status).toBe(0);
       expect((JSON.parse(fallback.stdout) as Array<{ backend: string }>)[0]!.backend).toBe('statfs');
     } finally {
@@ -62,18 +71,23 @@ describe('diskprobe', () => {
     }
   });
 
-  it.skipIf(announceSkip('df with a closed or full stdout', existsSync('/dev/full') && has('bash') ? undefined : 'needs /dev/full and bash'))('ends quietly when its reader goes away, and says "write error" when stdout is full, exit status 1 either way', () => {
-    for (const command of ['df', '--help', '--version', 'df --help']) {
-      // `| true` exits without reading, so the write finds the pipe closed.
-      const closed = spawnSync('bash', ['-c', `"$0" "$1" ${command} | true; echo "status \${PIPESTATUS[0]}"`, process.execPath, cliPath], { encoding: 'utf8' });
-      expect(closed.stderr, command).toBe('');
-      expect(closed.stdout, command).toMatch(/^status [01]\n$/);  // 0 when the write beat the reader's exit
-      const full = spawnSync('bash', ['-c', `"$0" "$1" ${command} > /dev/full; echo "status $?"`, process.execPath, cliPath], { encoding: 'utf8' });
-      expect(full.stderr, command).toMatch(/^diskprobe: write error: ENOSPC: no space left on device/);
-      expect(full.stderr.trim().split('\n'), command).toHaveLength(1);
-      expect(full.stdout, command).toBe('status 1\n');
-    }
-  });
+  it.skipIf(announceSkip('df with a closed or full stdout', existsSync('/dev/full') && has('bash') ? undefined : 'needs /dev/full and bash'))(
+    'ends quietly when its reader goes away, and says "write error" when stdout is full, exit status 1 either way',
+    () => {
+      for (const command of ['df', '--help', '--version', 'df --help']) {
+        // `| true` exits without reading, so the write finds the pipe closed.
+        const closed = spawnSync('bash', ['-c', `"$0" "$1" ${command} | true; echo "status \${PIPESTATUS[0]}"`, process.execPath, cliPath], {
+          encoding: 'utf8',
+        });
+        expect(closed.stderr, command).toBe('');
+        expect(closed.stdout, command).toMatch(/^status [01]\n$/); // 0 when the write beat the reader's exit
+        const full = spawnSync('bash', ['-c', `"$0" "$1" ${command} > /dev/full; echo "status $?"`, process.execPath, cliPath], { encoding: 'utf8' });
+        expect(full.stderr, command).toMatch(/^diskprobe: write error: ENOSPC: no space left on device/);
+        expect(full.stderr.trim().split('\n'), command).toHaveLength(1);
+        expect(full.stdout, command).toBe('status 1\n');
+      }
+    },
+  );
 
   it('runs the MCP server with no arguments or "serve", and ends at EOF', () => {
     for (const args of [[], ['serve']]) {
@@ -126,7 +140,9 @@ describe.skipIf(announceSkip('diskprobe df on /', posixPathsSkipReason))('diskpr
   it('quotes a failing name as df does, so a newline or a terminal escape in it cannot break or forge a line', () => {
     const failed = runCli(['df', '/no\nsuch', '/\x1b[31mred', '']);
     expect(failed.status).toBe(1);
-    expect(failed.stderr).toBe("diskprobe: '/no'$'\\n''such': no such file or directory\ndiskprobe: '/'$'\\033''[31mred': no such file or directory\ndiskprobe: '': no such file or directory\n");
+    expect(failed.stderr).toBe(
+      "diskprobe: '/no'$'\\n''such': no such file or directory\ndiskprobe: '/'$'\\033''[31mred': no such file or directory\ndiskprobe: '': no such file or directory\n",
+    );
   });
 
   it('prints only errors, and JSON an empty array, when every path fails', () => {
@@ -147,18 +163,26 @@ describe.skipIf(announceSkip('diskprobe df on /', posixPathsSkipReason))('diskpr
     expect([ours[0], ours[1], ours[2], ours[6]]).toEqual([gnu[0], gnu[1], gnu[2], gnu[6]]);
   });
 
-  it.skipIf(announceSkip('diskprobe df of a device node vs GNU df -hT', gnuDfSkipReason))('reports the file system mounted from a device node given as a path, as df does', () => {
-    // Block devices mounted here (/dev/vda on /, ...), but not by other tests, which mount
-    // and unmount under /tmp meanwhile; and a node that is no mount's (/dev/null: its own /dev).
-    const mounted = readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter((line) => line.split(' ')[4]?.startsWith('/tmp/') === false);
-    const sources = mounted.map((line) => line.split(' - ')[1]?.split(' ')[1] ?? '');
-    const devices = [...new Set(sources.filter((device) => device.startsWith('/dev/') && existsSync(device) && statSync(device).isBlockDevice()))].slice(0, 3);
-    for (const node of [...devices, '/dev/null']) {
-      const gnu = tableRows(gnuDf(['-hT', node]))[0]!;
-      const ours = tableRows(runCli(['df', node]).stdout)[0]!;
-      expect([ours[0], ours[1], ours[2], ours[6]], node).toEqual([gnu[0], gnu[1], gnu[2], gnu[6]]);
-    }
-  });
+  it.skipIf(announceSkip('diskprobe df of a device node vs GNU df -hT', gnuDfSkipReason))(
+    'reports the file system mounted from a device node given as a path, as df does',
+    () => {
+      // Block devices mounted here (/dev/vda on /, ...), but not by other tests, which mount
+      // and unmount under /tmp meanwhile; and a node that is no mount's (/dev/null: its own /dev).
+      const mounted = readFileSync('/proc/self/mountinfo', 'utf8')
+        .split('\n')
+        .filter((line) => line.split(' ')[4]?.startsWith('/tmp/') === false);
+      const sources = mounted.map((line) => line.split(' - ')[1]?.split(' ')[1] ?? '');
+      const devices = [...new Set(sources.filter((device) => device.startsWith('/dev/') && existsSync(device) && statSync(device).isBlockDevice()))].slice(
+        0,
+        3,
+      );
+      for (const node of [...devices, '/dev/null']) {
+        const gnu = tableRows(gnuDf(['-hT', node]))[0]!;
+        const ours = tableRows(runCli(['df', node]).stdout)[0]!;
+        expect([ours[0], ours[1], ours[2], ours[6]], node).toEqual([gnu[0], gnu[1], gnu[2], gnu[6]]);
+      }
+    },
+  );
 
   it.skipIf(announceSkip('diskprobe df in mountinfo order', linuxSkipReason))('lists the mounted file systems in mount-table order without paths', () => {
     // The fallback backend, so a dead mount another test has up cannot keep
@@ -169,7 +193,9 @@ describe.skipIf(announceSkip('diskprobe df on /', posixPathsSkipReason))('diskpr
     expect(listed).toContain('/');
     // Mount points as mountinfo spells them, with its octal escapes (\040 for a space) undone.
     const unescape = (field = ''): string => field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
-    const table = readFileSync('/proc/self/mountinfo', 'utf8').split('\n').map((line) => unescape(line.split(' ')[4]));
+    const table = readFileSync('/proc/self/mountinfo', 'utf8')
+      .split('\n')
+      .map((line) => unescape(line.split(' ')[4]));
     const once = listed.filter((point) => table.indexOf(point) === table.lastIndexOf(point));
     const positions = once.map((point) => table.indexOf(point));
     expect(positions).toEqual([...positions].sort((a, b) => a - b));

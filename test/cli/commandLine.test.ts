@@ -17,7 +17,7 @@ describe('parseCommandLine', () => {
     expect(parseCommandLine(['df', '-h'])).toEqual(df());
     expect(parseCommandLine(['df', '-hiT', '/'])).toEqual(df({ inodes: true, paths: ['/'] }));
     expect(parseCommandLine(['df', '-i', '--json'])).toEqual(df({ inodes: true, json: true }));
-    expect(parseCommandLine(['df', '-v', '/'])).toEqual(df({ paths: ['/'] }));  // df ignores -v too
+    expect(parseCommandLine(['df', '-v', '/'])).toEqual(df({ paths: ['/'] })); // df ignores -v too
   });
 
   it('asks for help or the version before anything else', () => {

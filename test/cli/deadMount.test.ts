@@ -16,59 +16,69 @@ const TIMEOUT = 300;
 const EXIT_DEADLINE_MS = 10_000;
 
 /** The last field of each table row: the mount point (these have no spaces). */
-const mountedOn = (table: string) => table.trimEnd().split('\n').slice(1).map((line) => line.split(' ').at(-1));
+const mountedOn = (table: string) =>
+  table
+    .trimEnd()
+    .split('\n')
+    .slice(1)
+    .map((line) => line.split(' ').at(-1));
 
-describe.skipIf(announceSkip('diskprobe df with a dead mount', fuseSkipReason)).each(['native', 'statfs'])('diskprobe df with a dead mount (%s backend)', (backend) => {
-  let dead: FuseMount | undefined;
-  // Killing the daemon frees the call a command left stuck, so it can exit.
-  afterEach(() => {
-    dead?.cleanup();
-    dead = undefined;
-  });
-  const run = (args: string[]) => runCliUntil(args, { DISKPROBE_BACKEND: backend }, EXIT_DEADLINE_MS);
-
-  it('shows it as "not responding", still prints the other paths, exits 1, and ends', async () => {
-    dead = await mountFuse('hang');
-    const result = await run(['df', '--timeout', String(TIMEOUT), dead.dir, '/']);
-    expect(mountedOn(result.stdout)).toEqual([dead.dir, '/']);
-    expect(result.stdout.split('\n')[1]).toMatch(/^fusefix +fuse\.fusefix not responding +\S/);
-    expect(result.stderr).toBe(`diskprobe: ${dead.dir}: not responding after ${TIMEOUT} ms\n`);
-    expect(result.status, 'the process must exit, not wait for the dead mount').toBe(1);
-  });
-
-  it('ends a pipeline that reads its stdout and stderr together: the probing child, left stuck, holds neither', async () => {
-    dead = await mountFuse('hang');
-    // `| cat` ends only when every writer of the pipe has closed it, the stuck child included.
-    const piped = spawn('sh', ['-c', `"$0" "$1" df --timeout ${TIMEOUT} "$2" / 2>&1 | cat`, process.execPath, cliPath, dead.dir], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let text = '';
-    piped.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    const status = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => resolve(null), EXIT_DEADLINE_MS);
-      piped.on('exit', (code) => {
-        clearTimeout(timer);
-        resolve(code);
-      });
+describe.skipIf(announceSkip('diskprobe df with a dead mount', fuseSkipReason)).each(['native', 'statfs'])(
+  'diskprobe df with a dead mount (%s backend)',
+  (backend) => {
+    let dead: FuseMount | undefined;
+    // Killing the daemon frees the call a command left stuck, so it can exit.
+    afterEach(() => {
+      dead?.cleanup();
+      dead = undefined;
     });
-    expect(status, 'the pipeline must end, not wait for the child stuck on the dead mount').toBe(0);
-    expect(text).toContain(`diskprobe: ${dead.dir}: not responding after ${TIMEOUT} ms\n`);
-    expect(text).toMatch(/ \/\n/);
-  });
+    const run = (args: string[]) => runCliUntil(args, { DISKPROBE_BACKEND: backend }, EXIT_DEADLINE_MS);
 
-  it('leaves it out of --json and says so on stderr', async () => {
-    dead = await mountFuse('hang');
-    const result = await run(['df', '--json', '--timeout', String(TIMEOUT), dead.dir, '/']);
-    expect((JSON.parse(result.stdout) as Array<{ mountPoint: string }>).map((usage) => usage.mountPoint)).toEqual(['/']);
-    expect(result.stderr).toBe(`diskprobe: ${dead.dir}: not responding after ${TIMEOUT} ms\n`);
-    expect(result.status, 'the process must exit, not wait for the dead mount').toBe(1);
-  });
+    it('shows it as "not responding", still prints the other paths, exits 1, and ends', async () => {
+      dead = await mountFuse('hang');
+      const result = await run(['df', '--timeout', String(TIMEOUT), dead.dir, '/']);
+      expect(mountedOn(result.stdout)).toEqual([dead.dir, '/']);
+      expect(result.stdout.split('\n')[1]).toMatch(/^fusefix +fuse\.fusefix not responding +\S/);
+      expect(result.stderr).toBe(`diskprobe: ${dead.dir}: not responding after ${TIMEOUT} ms\n`);
+      expect(result.status, 'the process must exit, not wait for the dead mount').toBe(1);
+    });
 
-  it('lists it among all mounts as "not responding"', async () => {
-    dead = await mountFuse('hang');
-    const result = await run(['df', '--timeout', String(TIMEOUT)]);
-    const row = result.stdout.split('\n').find((line) => line.endsWith(` ${dead!.dir}`));
-    expect(row).toMatch(/ not responding /);
-    expect(mountedOn(result.stdout)).toContain('/');
-    expect(result.stderr).toContain(`diskprobe: ${dead.dir}: not responding after ${TIMEOUT} ms\n`);
-    expect(result.status, 'the process must exit, not wait for the dead mount').toBe(1);
-  });
-});
+    it('ends a pipeline that reads its stdout and stderr together: the probing child, left stuck, holds neither', async () => {
+      dead = await mountFuse('hang');
+      // `| cat` ends only when every writer of the pipe has closed it, the stuck child included.
+      const piped = spawn('sh', ['-c', `"$0" "$1" df --timeout ${TIMEOUT} "$2" / 2>&1 | cat`, process.execPath, cliPath, dead.dir], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let text = '';
+      piped.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      const status = await new Promise<number | null>((resolve) => {
+        const timer = setTimeout(() => resolve(null), EXIT_DEADLINE_MS);
+        piped.on('exit', (code) => {
+          clearTimeout(timer);
+          resolve(code);
+        });
+      });
+      expect(status, 'the pipeline must end, not wait for the child stuck on the dead mount').toBe(0);
+      expect(text).toContain(`diskprobe: ${dead.dir}: not responding after ${TIMEOUT} ms\n`);
+      expect(text).toMatch(/ \/\n/);
+    });
+
+    it('leaves it out of --json and says so on stderr', async () => {
+      dead = await mountFuse('hang');
+      const result = await run(['df', '--json', '--timeout', String(TIMEOUT), dead.dir, '/']);
+      expect((JSON.parse(result.stdout) as Array<{ mountPoint: string }>).map((usage) => usage.mountPoint)).toEqual(['/']);
+      expect(result.stderr).toBe(`diskprobe: ${dead.dir}: not responding after ${TIMEOUT} ms\n`);
+      expect(result.status, 'the process must exit, not wait for the dead mount').toBe(1);
+    });
+
+    it('lists it among all mounts as "not responding"', async () => {
+      dead = await mountFuse('hang');
+      const result = await run(['df', '--timeout', String(TIMEOUT)]);
+      const row = result.stdout.split('\n').find((line) => line.endsWith(` ${dead!.dir}`));
+      expect(row).toMatch(/ not responding /);
+      expect(mountedOn(result.stdout)).toContain('/');
+      expect(result.stderr).toContain(`diskprobe: ${dead.dir}: not responding after ${TIMEOUT} ms\n`);
+      expect(result.status, 'the process must exit, not wait for the dead mount').toBe(1);
+    });
+  },
+);

@@ -40,20 +40,28 @@ function mountPoints(): string[] {
 // Mounts this machine has whose figures rarely move while a test runs.
 const stable = ['/dev', '/dev/shm', '/sys/fs/cgroup'].filter((path) => mountPoints().includes(path));
 
-describe.skipIf(announceSkip("diskprobe df vs df on the system's mounts", linuxSkipReason ?? gnuDfSkipReason ?? (stable.length === 0 ? 'none of /dev, /dev/shm, /sys/fs/cgroup is a mount here' : undefined)))(
-  "diskprobe df vs GNU df on this system's mounts",
-  () => {
-    it('prints exactly what df -hT prints', () => {
-      const { gnu, ours } = whileStill(() => gnuDf(['-hT', ...stable]), () => runCli(['df', ...stable]).stdout);
-      expect(ours).toBe(gnu);
-    });
+describe.skipIf(
+  announceSkip(
+    "diskprobe df vs df on the system's mounts",
+    linuxSkipReason ?? gnuDfSkipReason ?? (stable.length === 0 ? 'none of /dev, /dev/shm, /sys/fs/cgroup is a mount here' : undefined),
+  ),
+)("diskprobe df vs GNU df on this system's mounts", () => {
+  it('prints exactly what df -hT prints', () => {
+    const { gnu, ours } = whileStill(
+      () => gnuDf(['-hT', ...stable]),
+      () => runCli(['df', ...stable]).stdout,
+    );
+    expect(ours).toBe(gnu);
+  });
 
-    it('prints exactly what df -hiT prints with --inodes', () => {
-      const { gnu, ours } = whileStill(() => gnuDf(['-hiT', ...stable]), () => runCli(['df', '--inodes', ...stable]).stdout);
-      expect(ours).toBe(gnu);
-    });
-  },
-);
+  it('prints exactly what df -hiT prints with --inodes', () => {
+    const { gnu, ours } = whileStill(
+      () => gnuDf(['-hiT', ...stable]),
+      () => runCli(['df', '--inodes', ...stable]).stdout,
+    );
+    expect(ours).toBe(gnu);
+  });
+});
 
 /**
  * tmpfs mounts sized to land on rounding boundaries, with files taking some
@@ -61,13 +69,13 @@ describe.skipIf(announceSkip("diskprobe df vs df on the system's mounts", linuxS
  * root and one per file.
  */
 const SCRATCH: ReadonlyArray<{ readonly options: string; readonly filePages: readonly number[] }> = [
-  { options: `size=${PAGE},nr_inodes=1023`, filePages: [] },  // 4.0K; 1023 inodes
-  { options: `size=${255 * PAGE},nr_inodes=1024`, filePages: [3] },  // 1020K; 1.0K inodes
-  { options: `size=${257 * PAGE},nr_inodes=1025`, filePages: [1, 1] },  // 1.1M; 1.1K inodes
-  { options: `size=${2534 * PAGE},nr_inodes=10239`, filePages: [384] },  // 9.9M with 1.5M used; 10K inodes
-  { options: `size=${2535 * PAGE},nr_inodes=10241`, filePages: [1, 255] },  // 10M; 11K inodes
-  { options: `size=${2608332 * PAGE},nr_inodes=10240`, filePages: [] },  // 1024^3 × 9.95 bytes: 10G
-  { options: `size=9P,nr_inodes=${2n ** 53n + 1n}`, filePages: [2] },  // above 2^53 bytes and inodes
+  { options: `size=${PAGE},nr_inodes=1023`, filePages: [] }, // 4.0K; 1023 inodes
+  { options: `size=${255 * PAGE},nr_inodes=1024`, filePages: [3] }, // 1020K; 1.0K inodes
+  { options: `size=${257 * PAGE},nr_inodes=1025`, filePages: [1, 1] }, // 1.1M; 1.1K inodes
+  { options: `size=${2534 * PAGE},nr_inodes=10239`, filePages: [384] }, // 9.9M with 1.5M used; 10K inodes
+  { options: `size=${2535 * PAGE},nr_inodes=10241`, filePages: [1, 255] }, // 10M; 11K inodes
+  { options: `size=${2608332 * PAGE},nr_inodes=10240`, filePages: [] }, // 1024^3 × 9.95 bytes: 10G
+  { options: `size=9P,nr_inodes=${2n ** 53n + 1n}`, filePages: [2] }, // above 2^53 bytes and inodes
 ];
 
 describe.skipIf(announceSkip('diskprobe df vs df on tmpfs made for the test', rootSkipReason ?? gnuDfSkipReason))(

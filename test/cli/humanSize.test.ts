@@ -18,22 +18,22 @@ describe('humanSize', () => {
     [0n, '0'],
     [1n, '1'],
     [1023n, '1023'],
-    [1024n, '1.0K'],  // exact: still one decimal below 10
-    [1025n, '1.1K'],  // a byte over rounds the tenth up
+    [1024n, '1.0K'], // exact: still one decimal below 10
+    [1025n, '1.1K'], // a byte over rounds the tenth up
     [1126n, '1.1K'],
     [1127n, '1.2K'],
     [1536n, '1.5K'],
     [1537n, '1.6K'],
-    [10239n, '10K'],  // 9.999K rounds up to 10 and loses its decimal
+    [10239n, '10K'], // 9.999K rounds up to 10 and loses its decimal
     [10240n, '10K'],
-    [10241n, '11K'],  // from 10 up, whole units, rounded up
+    [10241n, '11K'], // from 10 up, whole units, rounded up
     [1023n * K, '1023K'],
-    [1023n * K + 1n, '1.0M'],  // 1023.001K rounds up to 1024K, shown as 1.0M
+    [1023n * K + 1n, '1.0M'], // 1023.001K rounds up to 1024K, shown as 1.0M
     [K * K - 1n, '1.0M'],
     [K * K, '1.0M'],
-    [10630044057n, '9.9G'],  // 1024^3 × 9.9, rounded down to a whole byte
+    [10630044057n, '9.9G'], // 1024^3 × 9.9, rounded down to a whole byte
     [10630044058n, '10G'],
-    [10683731148n, '10G'],  // 1024^3 × 9.95
+    [10683731148n, '10G'], // 1024^3 × 9.95
     [2n ** 53n, '8.0P'],
     [2n ** 53n + 1n, '8.1P'],
     [2n ** 63n - 1n, '8.0E'],
@@ -97,7 +97,7 @@ describe.skipIf(skipDu)('humanSize against GNU du -h --apparent-size', () => {
       const values: bigint[] = [];
       for (const [offset, value] of all.slice(start, start + 500).entries()) {
         const file = join(dir, String(start + offset));
-        if (spawnSync('truncate', ['-s', String(value), file]).status !== 0) continue;  // too large for this file system
+        if (spawnSync('truncate', ['-s', String(value), file]).status !== 0) continue; // too large for this file system
         files.push(file);
         values.push(value);
       }

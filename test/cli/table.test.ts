@@ -13,28 +13,31 @@ describe('renderTable', () => {
   ] as const;
 
   it('pads to the widest cell or the minimum, aligns, and leaves the last column unpadded', () => {
-    expect(renderTable(columns, [['a', '1', 'x'], ['longer name', '12345', 'yy']])).toBe(
-      'Name            N Last\n' +
-      'a               1 x\n' +
-      'longer name 12345 yy\n',
-    );
+    expect(
+      renderTable(columns, [
+        ['a', '1', 'x'],
+        ['longer name', '12345', 'yy'],
+      ]),
+    ).toBe('Name            N Last\n' + 'a               1 x\n' + 'longer name 12345 yy\n');
   });
 
   it('lets a spanning cell cover several columns, widening the last it covers when too long', () => {
-    expect(renderTable(columns, [['a', '1', 'x'], [{ text: 'far too long for N', span: 2 }, 'z']])).toBe(
-      'Name             N Last\n' +
-      'a                1 x\n' +
-      'far too long for N z\n',
-    );
+    expect(
+      renderTable(columns, [
+        ['a', '1', 'x'],
+        [{ text: 'far too long for N', span: 2 }, 'z'],
+      ]),
+    ).toBe('Name             N Last\n' + 'a                1 x\n' + 'far too long for N z\n');
   });
 
   it('measures width in terminal columns: wide characters take two, combining marks none', () => {
-    expect(renderTable(columns, [['😀', '1', 'x'], ['数据', '2', 'y'], ['e\u0301', '3', 'z']])).toBe(
-      'Name     N Last\n' +
-      '😀       1 x\n' +
-      '数据     2 y\n' +
-      'e\u0301        3 z\n',
-    );
+    expect(
+      renderTable(columns, [
+        ['😀', '1', 'x'],
+        ['数据', '2', 'y'],
+        ['e\u0301', '3', 'z'],
+      ]),
+    ).toBe('Name     N Last\n' + '😀       1 x\n' + '数据     2 y\n' + 'e\u0301        3 z\n');
   });
 });
 
@@ -66,15 +69,13 @@ const row = (fields: Partial<DiskUsage<bigint>> = {}, filesystem = '/dev/sda1'):
 describe('renderDfTable', () => {
   it('prints df -hT columns with df minimum widths', () => {
     expect(renderDfTable([row()], { inodes: false, usageBar: false })).toBe(
-      'Filesystem     Type  Size  Used Avail Use% Mounted on\n' +
-      '/dev/sda1      ext4   10G  4.0G  5.0G  45% /m\n',
+      'Filesystem     Type  Size  Used Avail Use% Mounted on\n' + '/dev/sda1      ext4   10G  4.0G  5.0G  45% /m\n',
     );
   });
 
   it('prints df -hiT columns with --inodes', () => {
     expect(renderDfTable([row()], { inodes: true, usageBar: false })).toBe(
-      'Filesystem     Type Inodes IUsed IFree IUse% Mounted on\n' +
-      '/dev/sda1      ext4   640K   360  640K    1% /m\n',
+      'Filesystem     Type Inodes IUsed IFree IUse% Mounted on\n' + '/dev/sda1      ext4   640K   360  640K    1% /m\n',
     );
   });
 
@@ -88,8 +89,8 @@ describe('renderDfTable', () => {
     const dead: DfRow = { kind: 'notResponding', filesystem: 'server:/export', type: 'nfs4', mountedOn: '/mnt/nfs' };
     expect(renderDfTable([row(), dead], { inodes: false, usageBar: false })).toBe(
       'Filesystem     Type  Size  Used Avail Use% Mounted on\n' +
-      '/dev/sda1      ext4   10G  4.0G  5.0G  45% /m\n' +
-      'server:/export nfs4 not responding         /mnt/nfs\n',
+        '/dev/sda1      ext4   10G  4.0G  5.0G  45% /m\n' +
+        'server:/export nfs4 not responding         /mnt/nfs\n',
     );
   });
 

@@ -28,76 +28,79 @@ async function timed(server: McpClient, request: () => Promise<RpcResponse>): Pr
 
 const textOf = (response: RpcResponse): string => ((response.result?.content as Array<{ text: string }> | undefined) ?? [])[0]?.text ?? '';
 
-describe.skipIf(announceSkip('a dead mount, end to end', fuseSkipReason)).each(['native', 'statfs'])('a dead mount under a running server, %s backend', (backend) => {
-  it(`keeps serving while ${HUNG_CALLS} calls hang on it, times each out, and exits cleanly once it is gone`, async ({ startServer }) => {
-    const server = startServer({ args: ['--probe-timeout', String(PROBE_TIMEOUT)], env: { DISKPROBE_BACKEND: backend } });
-    await server.initialize();
-    let dead: FuseMount | undefined = await mountFuse('hang');
-    try {
-      const paths = Array.from({ length: HUNG_CALLS }, (_, index) => (index === 0 ? dead!.dir : `${dead!.dir}/dir${index}`));
-      const sentAt = performance.now();
-      const hung = paths.map((path) => server.callTool('disk_usage', { path }).then((response) => ({ response, at: performance.now() - sentAt })));
+describe.skipIf(announceSkip('a dead mount, end to end', fuseSkipReason)).each(['native', 'statfs'])(
+  'a dead mount under a running server, %s backend',
+  (backend) => {
+    it(`keeps serving while ${HUNG_CALLS} calls hang on it, times each out, and exits cleanly once it is gone`, async ({ startServer }) => {
+      const server = startServer({ args: ['--probe-timeout', String(PROBE_TIMEOUT)], env: { DISKPROBE_BACKEND: backend } });
+      await server.initialize();
+      let dead: FuseMount | undefined = await mountFuse('hang');
+      try {
+        const paths = Array.from({ length: HUNG_CALLS }, (_, index) => (index === 0 ? dead!.dir : `${dead!.dir}/dir${index}`));
+        const sentAt = performance.now();
+        const hung = paths.map((path) => server.callTool('disk_usage', { path }).then((response) => ({ response, at: performance.now() - sentAt })));
 
-      // list_mounts, asked meanwhile, cannot know the mount is dead before the timeout: it answers by then.
-      const listing = timed(server, () => server.callTool('list_mounts', { all: true }));
+        // list_mounts, asked meanwhile, cannot know the mount is dead before the timeout: it answers by then.
+        const listing = timed(server, () => server.callTool('list_mounts', { all: true }));
 
-      // While they hang: pings and other mounts answer at once.
-      const pings: number[] = [];
-      const others: number[] = [];
-      while (performance.now() - sentAt < PROBE_TIMEOUT - 300) {
-        pings.push((await timed(server, () => server.request('ping'))).ms);
-        const root = await timed(server, () => server.callTool('disk_usage', { path: '/' }));
-        expect(root.response.result?.isError).toBe(false);
-        others.push(root.ms);
-        const tmp = await timed(server, () => server.callTool('disk_usage', { path: '/tmp' }));
-        expect(tmp.response.result?.isError).toBe(false);
-        others.push(tmp.ms);
+        // While they hang: pings and other mounts answer at once.
+        const pings: number[] = [];
+        const others: number[] = [];
+        while (performance.now() - sentAt < PROBE_TIMEOUT - 300) {
+          pings.push((await timed(server, () => server.request('ping'))).ms);
+          const root = await timed(server, () => server.callTool('disk_usage', { path: '/' }));
+          expect(root.response.result?.isError).toBe(false);
+          others.push(root.ms);
+          const tmp = await timed(server, () => server.callTool('disk_usage', { path: '/tmp' }));
+          expect(tmp.response.result?.isError).toBe(false);
+          others.push(tmp.ms);
+        }
+        expect(pings.length).toBeGreaterThan(5);
+        expect(Math.max(...pings), `ping round trips (ms): ${pings.map(Math.round).join(' ')}`).toBeLessThan(PING_LIMIT_MS);
+        // The fallback's first probe after its helpers got stuck waits for a fresh helper process to start.
+        const othersLimit = backend === 'native' ? PING_LIMIT_MS : HELPER_SPAWN_LIMIT_MS;
+        expect(Math.max(...others.slice(1)), `other mounts (ms): ${others.map(Math.round).join(' ')}`).toBeLessThan(PING_LIMIT_MS);
+        expect(others[0]!).toBeLessThan(othersLimit);
+
+        const deadEntry = (response: RpcResponse): unknown =>
+          (response.result?.structuredContent as { mounts: Array<{ mountPoint: string }> }).mounts.find((mount) => mount.mountPoint === dead!.dir);
+        const notResponding = { usage: null, error: `ETIMEDOUT: ${dead.dir}: mount not responding after ${PROBE_TIMEOUT} ms` };
+        const listed = await listing;
+        expect(listed.ms).toBeLessThan(PROBE_TIMEOUT + LATE_LIMIT_MS);
+        expect(deadEntry(listed.response)).toMatchObject(notResponding);
+        expect(textOf(listed.response)).toContain(`${dead.dir} (fuse.fusefix, fusefix): ETIMEDOUT`);
+
+        // Each hung call ends as a tool error naming the timeout, close to --probe-timeout.
+        const ended = await Promise.all(hung);
+        for (const [index, { response, at }] of ended.entries()) {
+          expect(response.result).toEqual({
+            content: [{ type: 'text', text: `ETIMEDOUT: ${paths[index]}: mount not responding after ${PROBE_TIMEOUT} ms` }],
+            isError: true,
+          });
+          expect(at).toBeGreaterThanOrEqual(PROBE_TIMEOUT - 50);
+          expect(at, `call ${index} ended ${Math.round(at)} ms after it was sent`).toBeLessThan(PROBE_TIMEOUT + LATE_LIMIT_MS);
+        }
+
+        // The mount is known to be stuck now: later calls fail at once, with the same words.
+        for (const path of [dead.dir, `${dead.dir}/later`]) {
+          const again = await timed(server, () => server.callTool('disk_usage', { path }));
+          expect(textOf(again.response)).toBe(`ETIMEDOUT: ${path}: mount not responding after ${PROBE_TIMEOUT} ms`);
+          expect(again.ms).toBeLessThan(PING_LIMIT_MS);
+        }
+        // And list_mounts no longer waits for it at all.
+        const relisted = await timed(server, () => server.callTool('list_mounts', { all: true }));
+        expect(relisted.ms).toBeLessThan(PING_LIMIT_MS * 2);
+        expect(deadEntry(relisted.response)).toMatchObject(notResponding);
+
+        // The daemon dies: the stuck probe returns, and EOF ends the server cleanly.
+        const closing = server.close(5000);
+        dead.cleanup();
+        dead = undefined;
+        expect(await closing).toEqual({ code: 0, signal: null });
+        expect(server.stderr).not.toMatch(/Error|at .*\(/);
+      } finally {
+        dead?.cleanup();
       }
-      expect(pings.length).toBeGreaterThan(5);
-      expect(Math.max(...pings), `ping round trips (ms): ${pings.map(Math.round).join(' ')}`).toBeLessThan(PING_LIMIT_MS);
-      // The fallback's first probe after its helpers got stuck waits for a fresh helper process to start.
-      const othersLimit = backend === 'native' ? PING_LIMIT_MS : HELPER_SPAWN_LIMIT_MS;
-      expect(Math.max(...others.slice(1)), `other mounts (ms): ${others.map(Math.round).join(' ')}`).toBeLessThan(PING_LIMIT_MS);
-      expect(others[0]!).toBeLessThan(othersLimit);
-
-      const deadEntry = (response: RpcResponse): unknown =>
-        (response.result?.structuredContent as { mounts: Array<{ mountPoint: string }> }).mounts.find((mount) => mount.mountPoint === dead!.dir);
-      const notResponding = { usage: null, error: `ETIMEDOUT: ${dead.dir}: mount not responding after ${PROBE_TIMEOUT} ms` };
-      const listed = await listing;
-      expect(listed.ms).toBeLessThan(PROBE_TIMEOUT + LATE_LIMIT_MS);
-      expect(deadEntry(listed.response)).toMatchObject(notResponding);
-      expect(textOf(listed.response)).toContain(`${dead.dir} (fuse.fusefix, fusefix): ETIMEDOUT`);
-
-      // Each hung call ends as a tool error naming the timeout, close to --probe-timeout.
-      const ended = await Promise.all(hung);
-      for (const [index, { response, at }] of ended.entries()) {
-        expect(response.result).toEqual({
-          content: [{ type: 'text', text: `ETIMEDOUT: ${paths[index]}: mount not responding after ${PROBE_TIMEOUT} ms` }],
-          isError: true,
-        });
-        expect(at).toBeGreaterThanOrEqual(PROBE_TIMEOUT - 50);
-        expect(at, `call ${index} ended ${Math.round(at)} ms after it was sent`).toBeLessThan(PROBE_TIMEOUT + LATE_LIMIT_MS);
-      }
-
-      // The mount is known to be stuck now: later calls fail at once, with the same words.
-      for (const path of [dead.dir, `${dead.dir}/later`]) {
-        const again = await timed(server, () => server.callTool('disk_usage', { path }));
-        expect(textOf(again.response)).toBe(`ETIMEDOUT: ${path}: mount not responding after ${PROBE_TIMEOUT} ms`);
-        expect(again.ms).toBeLessThan(PING_LIMIT_MS);
-      }
-      // And list_mounts no longer waits for it at all.
-      const relisted = await timed(server, () => server.callTool('list_mounts', { all: true }));
-      expect(relisted.ms).toBeLessThan(PING_LIMIT_MS * 2);
-      expect(deadEntry(relisted.response)).toMatchObject(notResponding);
-
-      // The daemon dies: the stuck probe returns, and EOF ends the server cleanly.
-      const closing = server.close(5000);
-      dead.cleanup();
-      dead = undefined;
-      expect(await closing).toEqual({ code: 0, signal: null });
-      expect(server.stderr).not.toMatch(/Error|at .*\(/);
-    } finally {
-      dead?.cleanup();
-    }
-  });
-});
+    });
+  },
+);

@@ -37,85 +37,88 @@ const callThenCancel = (id: number, name: string, args: unknown, extra: Record<s
   `${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, ...extra } })}\n` +
   `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'the user moved on' } })}\n`;
 
-describe.skipIf(announceSkip('lifecycle (disk://usage//, completion of /)', posixPathsSkipReason)).concurrent.each(PROTOCOL_VERSIONS)('lifecycle in %s', (version) => {
-  // completions arrived in 2025-03-26: once the version is known, a 2024-11-05 session does not have them (seed §3).
-  const notInVersion = (method: string): boolean => method === 'completion/complete' && version === '2024-11-05';
+describe.skipIf(announceSkip('lifecycle (disk://usage//, completion of /)', posixPathsSkipReason)).concurrent.each(PROTOCOL_VERSIONS)(
+  'lifecycle in %s',
+  (version) => {
+    // completions arrived in 2025-03-26: once the version is known, a 2024-11-05 session does not have them (seed §3).
+    const notInVersion = (method: string): boolean => method === 'completion/complete' && version === '2024-11-05';
 
-  it('serves initialize and ping first, then only ping until notifications/initialized, then everything, and initialize once', async ({ startServer }) => {
-    const server = startServer({ version });
+    it('serves initialize and ping first, then only ping until notifications/initialized, then everything, and initialize once', async ({ startServer }) => {
+      const server = startServer({ version });
 
-    // Before initialize: ping, and -32600 for every other method the server has.
-    expect((await server.request('ping')).result).toEqual({});
-    for (const [method, params] of SERVED) {
-      const { error } = await server.request(method, params);
-      expect(error, method).toEqual({ code: -32600, message: expect.stringContaining(`send initialize before ${method}`) });
-    }
-    for (const method of UNKNOWN) expect((await server.request(method)).error, method).toEqual({ code: -32601, message: `Method not found: ${method}` });
-    server.notify('notifications/initialized');  // too early: changes nothing
-    expect((await server.request('tools/list')).error?.message).toContain('send initialize before tools/list');
-    // An initialize without a string protocolVersion is refused, and the session still awaits one.
-    for (const protocolVersion of [undefined, 20250618, null]) {
-      const { error } = await server.request('initialize', { ...(protocolVersion !== undefined && { protocolVersion }), ...INITIALIZE_PARAMS });
-      expect(error, String(protocolVersion)).toEqual({ code: -32602, message: expect.stringContaining('protocolVersion') });
-    }
+      // Before initialize: ping, and -32600 for every other method the server has.
+      expect((await server.request('ping')).result).toEqual({});
+      for (const [method, params] of SERVED) {
+        const { error } = await server.request(method, params);
+        expect(error, method).toEqual({ code: -32600, message: expect.stringContaining(`send initialize before ${method}`) });
+      }
+      for (const method of UNKNOWN) expect((await server.request(method)).error, method).toEqual({ code: -32601, message: `Method not found: ${method}` });
+      server.notify('notifications/initialized'); // too early: changes nothing
+      expect((await server.request('tools/list')).error?.message).toContain('send initialize before tools/list');
+      // An initialize without a string protocolVersion is refused, and the session still awaits one.
+      for (const protocolVersion of [undefined, 20250618, null]) {
+        const { error } = await server.request('initialize', { ...(protocolVersion !== undefined && { protocolVersion }), ...INITIALIZE_PARAMS });
+        expect(error, String(protocolVersion)).toEqual({ code: -32602, message: expect.stringContaining('protocolVersion') });
+      }
 
-    // Between initialize and notifications/initialized: only ping.
-    expect((await server.initialize(version, { initialized: false })).protocolVersion).toBe(version);
-    expect((await server.request('ping')).result).toEqual({});
-    for (const [method, params] of SERVED) {
-      const { error } = await server.request(method, params);
-      if (notInVersion(method)) expect(error, method).toEqual({ code: -32601, message: `Method not found: ${method}` });
-      else expect(error, method).toEqual({ code: -32600, message: expect.stringContaining('send notifications/initialized first') });
-    }
-    for (const method of UNKNOWN) expect((await server.request(method)).error?.code, method).toBe(-32601);
-    expect((await server.request('initialize', { protocolVersion: version, ...INITIALIZE_PARAMS })).error).toEqual({
-      code: -32600,
-      message: expect.stringContaining('initialize was already received'),
+      // Between initialize and notifications/initialized: only ping.
+      expect((await server.initialize(version, { initialized: false })).protocolVersion).toBe(version);
+      expect((await server.request('ping')).result).toEqual({});
+      for (const [method, params] of SERVED) {
+        const { error } = await server.request(method, params);
+        if (notInVersion(method)) expect(error, method).toEqual({ code: -32601, message: `Method not found: ${method}` });
+        else expect(error, method).toEqual({ code: -32600, message: expect.stringContaining('send notifications/initialized first') });
+      }
+      for (const method of UNKNOWN) expect((await server.request(method)).error?.code, method).toBe(-32601);
+      expect((await server.request('initialize', { protocolVersion: version, ...INITIALIZE_PARAMS })).error).toEqual({
+        code: -32600,
+        message: expect.stringContaining('initialize was already received'),
+      });
+
+      // Ready: everything it has; a second initialize is still refused and the version stays.
+      server.notify('notifications/initialized');
+      for (const [method, params] of SERVED) {
+        const response = await server.request(method, params);
+        if (notInVersion(method)) expect(response.error, method).toEqual({ code: -32601, message: `Method not found: ${method}` });
+        else expect(response.error, method).toBeUndefined();
+      }
+      for (const method of UNKNOWN) expect((await server.request(method)).error?.code, method).toBe(-32601);
+      const other = version === LATEST_VERSION ? '2024-11-05' : LATEST_VERSION;
+      expect((await server.request('initialize', { protocolVersion: other, ...INITIALIZE_PARAMS })).error?.code).toBe(-32600);
+      // Tools are still described for the first version: annotations only from 2025-03-26.
+      const { result } = await server.request('tools/list');
+      expect('annotations' in result!.tools[0]).toBe(version !== '2024-11-05');
     });
 
-    // Ready: everything it has; a second initialize is still refused and the version stays.
-    server.notify('notifications/initialized');
-    for (const [method, params] of SERVED) {
-      const response = await server.request(method, params);
-      if (notInVersion(method)) expect(response.error, method).toEqual({ code: -32601, message: `Method not found: ${method}` });
-      else expect(response.error, method).toBeUndefined();
-    }
-    for (const method of UNKNOWN) expect((await server.request(method)).error?.code, method).toBe(-32601);
-    const other = version === LATEST_VERSION ? '2024-11-05' : LATEST_VERSION;
-    expect((await server.request('initialize', { protocolVersion: other, ...INITIALIZE_PARAMS })).error?.code).toBe(-32600);
-    // Tools are still described for the first version: annotations only from 2025-03-26.
-    const { result } = await server.request('tools/list');
-    expect('annotations' in result!.tools[0]).toBe(version !== '2024-11-05');
-  });
-
-  it('answers no notification, whatever its method or params, and ignores responses sent to it', async ({ startServer }) => {
-    const server = startServer({ version });
-    await server.initialize(version);
-    const mark = server.mark;
-    for (const message of [
-      { jsonrpc: '2.0', method: 'notifications/initialized' },
-      { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
-      { jsonrpc: '2.0', method: 'notifications/no_such_thing', params: { x: 1 } },
-      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'never-sent' } },
-      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: null } },
-      { jsonrpc: '2.0', method: 'notifications/cancelled' },
-      // Request methods without an id are notifications too: no answer, not even an error.
-      { jsonrpc: '2.0', method: 'tools/list' },
-      { jsonrpc: '2.0', method: 'tools/call', params: { name: 'disk_usage', arguments: { path: 'relative' } } },
-      { jsonrpc: '2.0', method: 'logging/setLevel', params: { level: 'loud' } },
-      { jsonrpc: '2.0', method: 'initialize', params: {} },
-      { jsonrpc: '2.0', method: '__proto__' },
-      // Responses to requests this server never sent.
-      { jsonrpc: '2.0', id: 99, result: {} },
-      { jsonrpc: '2.0', id: 'x', error: { code: -32601, message: 'Method not found' } },
-    ]) {
-      server.send(message);
-    }
-    await server.request('ping', undefined, 'barrier');
-    await sleep(50);
-    expect(server.since(mark)).toEqual([{ jsonrpc: '2.0', id: 'barrier', result: {} }]);
-  });
-});
+    it('answers no notification, whatever its method or params, and ignores responses sent to it', async ({ startServer }) => {
+      const server = startServer({ version });
+      await server.initialize(version);
+      const mark = server.mark;
+      for (const message of [
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+        { jsonrpc: '2.0', method: 'notifications/no_such_thing', params: { x: 1 } },
+        { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'never-sent' } },
+        { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: null } },
+        { jsonrpc: '2.0', method: 'notifications/cancelled' },
+        // Request methods without an id are notifications too: no answer, not even an error.
+        { jsonrpc: '2.0', method: 'tools/list' },
+        { jsonrpc: '2.0', method: 'tools/call', params: { name: 'disk_usage', arguments: { path: 'relative' } } },
+        { jsonrpc: '2.0', method: 'logging/setLevel', params: { level: 'loud' } },
+        { jsonrpc: '2.0', method: 'initialize', params: {} },
+        { jsonrpc: '2.0', method: '__proto__' },
+        // Responses to requests this server never sent.
+        { jsonrpc: '2.0', id: 99, result: {} },
+        { jsonrpc: '2.0', id: 'x', error: { code: -32601, message: 'Method not found' } },
+      ]) {
+        server.send(message);
+      }
+      await server.request('ping', undefined, 'barrier');
+      await sleep(50);
+      expect(server.since(mark)).toEqual([{ jsonrpc: '2.0', id: 'barrier', result: {} }]);
+    });
+  },
+);
 
 describe.skipIf(announceSkip('cancellation (disk_usage of /)', posixPathsSkipReason)).concurrent('cancellation', () => {
   it('never answers a call cancelled while in flight, sends no progress for it, and goes on serving', async ({ startServer }) => {
@@ -176,7 +179,7 @@ describe.skipIf(announceSkip('cancellation (disk_usage of /)', posixPathsSkipRea
     server.write(
       `${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'disk_usage', arguments: { path: '/' } } })}\n` +
         cancel({ requestId: finished.id }) +
-        cancel({ requestId: String(id) }) +  // "2" is not 2
+        cancel({ requestId: String(id) }) + // "2" is not 2
         cancel({ requestId: [id] }) +
         cancel({ id }),
     );
@@ -240,7 +243,7 @@ describe.skipIf(announceSkip('lifecycle with a dead mount', fuseSkipReason))('wi
       const id = server.newId();
       const mark = server.mark;
       server.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'disk_usage', arguments: { path: dead.dir } } });
-      await server.request('ping');  // the call is in flight now: only a cancel or the timeout ends it
+      await server.request('ping'); // the call is in flight now: only a cancel or the timeout ends it
       server.notify('notifications/cancelled', { requestId: id });
       await sleep(PROBE_TIMEOUT + QUIET_MS);
       expect(server.since(mark).filter(withId(id))).toEqual([]);
@@ -267,7 +270,7 @@ describe.skipIf(announceSkip('lifecycle with a dead mount', fuseSkipReason))('wi
         isError: true,
       });
       const closing = server.close(5000);
-      dead.cleanup();  // the daemon dies: the stuck call returns ENOTCONN
+      dead.cleanup(); // the daemon dies: the stuck call returns ENOTCONN
       expect(await closing).toEqual({ code: 0, signal: null });
     });
   });

@@ -174,7 +174,10 @@ export class McpClient {
 
   /** The first response with `id` after `mark`. */
   async response(id: RequestId | null, mark = 0, timeoutMs = WAIT_MS): Promise<RpcResponse> {
-    const found = await this.waitFor((message) => isResponse(message) && message.id === id, `a response with id ${JSON.stringify(id)}`, { after: mark, timeoutMs });
+    const found = await this.waitFor((message) => isResponse(message) && message.id === id, `a response with id ${JSON.stringify(id)}`, {
+      after: mark,
+      timeoutMs,
+    });
     return found.message as RpcResponse;
   }
 
@@ -183,7 +186,11 @@ export class McpClient {
    * accepts. Rejects, failing the test, when none comes within `timeoutMs` or
    * the server exits first.
    */
-  waitFor(predicate: (message: unknown) => boolean, what: string, { after = 0, timeoutMs = WAIT_MS }: { after?: number; timeoutMs?: number } = {}): Promise<Received> {
+  waitFor(
+    predicate: (message: unknown) => boolean,
+    what: string,
+    { after = 0, timeoutMs = WAIT_MS }: { after?: number; timeoutMs?: number } = {},
+  ): Promise<Received> {
     return new Promise((resolve, reject) => {
       let searched = after;
       const done = (): void => {
@@ -277,7 +284,8 @@ export class McpClient {
         await within(this.closed, EXIT_MS, () => 'timeout').catch(() => problems.push('and it would not die'));
       }
     }
-    if (this.transcript.unfinishedBytes > 0 && !this.stdoutClosed) problems.push(`stdout ended with ${this.transcript.unfinishedBytes} bytes that are not a complete line`);
+    if (this.transcript.unfinishedBytes > 0 && !this.stdoutClosed)
+      problems.push(`stdout ended with ${this.transcript.unfinishedBytes} bytes that are not a complete line`);
     const status = this.exitStatus;
     if (!this.exitHandled && status && (status.code !== 0 || status.signal !== null)) {
       problems.push(`the server exited with ${JSON.stringify(status)} at EOF${this.context()}`);

@@ -20,7 +20,7 @@ const MISSING = '/nonexistent-diskprobe-e2e/data';
  * cancelled request, whose response is never sent.
  */
 const INTERNAL_ERROR_UNREACHABLE =
-  'no input reaches -32603: every failure a client can cause is an RpcError or an isError result, and the only other exception (a cancelled call\'s AbortError) is never answered';
+  "no input reaches -32603: every failure a client can cause is an RpcError or an isError result, and the only other exception (a cancelled call's AbortError) is never answered";
 
 describe.skipIf(announceSkip('seed §1 (disk_usage of /)', posixPathsSkipReason)).concurrent('seed §1: three message shapes', () => {
   it('answers the example tools/call disk_usage {path:"/"} with content text and isError false', async ({ startServer }) => {

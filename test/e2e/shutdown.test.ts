@@ -29,7 +29,11 @@ function calls(): { text: string; ids: number[] } {
 
 /** The ids of the answers to `calls()`, in arrival order. */
 const answered = (server: McpClient): number[] =>
-  server.received.map((entry) => entry.message).filter(isResponse).map((response) => response.id).filter((id): id is number => typeof id === 'number' && id >= 1000);
+  server.received
+    .map((entry) => entry.message)
+    .filter(isResponse)
+    .map((response) => response.id)
+    .filter((id): id is number => typeof id === 'number' && id >= 1000);
 
 /** CPU ticks (user + system) the process has used so far. */
 function cpuTicks(pid: number): number {
@@ -51,7 +55,9 @@ describe.concurrent('the end of a session', () => {
     expect([...got].sort((a, b) => a - b)).toEqual(ids);
   });
 
-  it.skipIf(announceSkip('SIGTERM with calls in flight', process.platform === 'win32' ? 'SIGTERM cannot be caught on win32 (Node terminates the process)' : undefined))(`SIGTERM with ${IN_FLIGHT} tools/call read: answers all of them, then exits 0 within ${EXIT_LIMIT_MS} ms`, async ({ startServer }) => {
+  it.skipIf(
+    announceSkip('SIGTERM with calls in flight', process.platform === 'win32' ? 'SIGTERM cannot be caught on win32 (Node terminates the process)' : undefined),
+  )(`SIGTERM with ${IN_FLIGHT} tools/call read: answers all of them, then exits 0 within ${EXIT_LIMIT_MS} ms`, async ({ startServer }) => {
     const server = startServer({ args: ['--probe-timeout', '1000'] });
     await server.initialize();
     const { text, ids } = calls();
@@ -66,7 +72,9 @@ describe.concurrent('the end of a session', () => {
     expect([...answered(server)].sort((a, b) => a - b)).toEqual(ids);
   });
 
-  it.skipIf(announceSkip('SIGTERM after a flood', process.platform === 'win32' ? 'SIGTERM cannot be caught on win32 (Node terminates the process)' : undefined))('SIGTERM right after a flood of 20,000 pings the server has not all read yet: answers every one it was sent', async ({ startServer }) => {
+  it.skipIf(
+    announceSkip('SIGTERM after a flood', process.platform === 'win32' ? 'SIGTERM cannot be caught on win32 (Node terminates the process)' : undefined),
+  )('SIGTERM right after a flood of 20,000 pings the server has not all read yet: answers every one it was sent', async ({ startServer }) => {
     const server = startServer();
     await server.initialize();
     const count = 20_000;
@@ -77,7 +85,10 @@ describe.concurrent('the end of a session', () => {
     await new Promise<void>((resolve) => server.writeWithCallback(text, resolve));
     server.kill('SIGTERM');
     expect(await server.exited(EXIT_LIMIT_MS * 2)).toEqual({ code: 0, signal: null });
-    const pings = server.received.map((entry) => entry.message).filter(isResponse).filter((response) => typeof response.id === 'number' && response.id > 10_000);
+    const pings = server.received
+      .map((entry) => entry.message)
+      .filter(isResponse)
+      .filter((response) => typeof response.id === 'number' && response.id > 10_000);
     expect(pings).toHaveLength(count);
   });
 
@@ -97,17 +108,20 @@ describe.concurrent('the end of a session', () => {
     expect(server.stderr).toBe('');
   });
 
-  it.skipIf(announceSkip('EPIPE while idle (CPU from /proc/<pid>/stat)', linuxSkipReason))('EPIPE while idle: the next answer finds stdout gone, and the server exits 0 quietly without spinning', async ({ startServer }) => {
-    const server = startServer();
-    await server.initialize();
-    server.closeStdout();
-    await sleep(300);
-    // Idle with a broken stdout, before anything is written: no CPU burnt.
-    const before = cpuTicks(server.pid);
-    await sleep(500);
-    expect(cpuTicks(server.pid) - before).toBeLessThanOrEqual(5);  // 10 ms ticks: at most 50 ms of CPU in 500 ms
-    server.send({ jsonrpc: '2.0', id: 1, method: 'ping' });
-    expect(await server.exited(EXIT_LIMIT_MS)).toEqual({ code: 0, signal: null });
-    expect(server.stderr).toBe('');
-  });
+  it.skipIf(announceSkip('EPIPE while idle (CPU from /proc/<pid>/stat)', linuxSkipReason))(
+    'EPIPE while idle: the next answer finds stdout gone, and the server exits 0 quietly without spinning',
+    async ({ startServer }) => {
+      const server = startServer();
+      await server.initialize();
+      server.closeStdout();
+      await sleep(300);
+      // Idle with a broken stdout, before anything is written: no CPU burnt.
+      const before = cpuTicks(server.pid);
+      await sleep(500);
+      expect(cpuTicks(server.pid) - before).toBeLessThanOrEqual(5); // 10 ms ticks: at most 50 ms of CPU in 500 ms
+      server.send({ jsonrpc: '2.0', id: 1, method: 'ping' });
+      expect(await server.exited(EXIT_LIMIT_MS)).toEqual({ code: 0, signal: null });
+      expect(server.stderr).toBe('');
+    },
+  );
 });

@@ -33,14 +33,15 @@ export interface Received {
   readonly requestMethod: string | undefined;
 }
 
-export const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-export const isResponse = (value: unknown): value is RpcResponse =>
-  isRecord(value) && !('method' in value) && ('result' in value || 'error' in value);
+export const isResponse = (value: unknown): value is RpcResponse => isRecord(value) && !('method' in value) && ('result' in value || 'error' in value);
 
 /** A message with the given id: 1 and "1" differ. */
-export const withId = (id: RequestId | null) => (message: unknown): boolean => isRecord(message) && message.id === id;
+export const withId =
+  (id: RequestId | null) =>
+  (message: unknown): boolean =>
+    isRecord(message) && message.id === id;
 
 const isKnownVersion = (value: unknown): value is ProtocolVersion => (PROTOCOL_VERSIONS as readonly unknown[]).includes(value);
 
@@ -112,7 +113,7 @@ export class Transcript {
       try {
         message = JSON.parse(strictUtf8.decode(line));
       } catch {
-        continue;  // deliberately broken input: no request to answer with a result
+        continue; // deliberately broken input: no request to answer with a result
       }
       for (const item of Array.isArray(message) ? message : [message]) {
         if (!isRecord(item) || typeof item.method !== 'string') continue;

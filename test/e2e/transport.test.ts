@@ -53,10 +53,12 @@ describe.skipIf(announceSkip('framing (disk_usage of a POSIX path)', posixPathsS
   it('reads a message written one byte at a time', async ({ startServer }) => {
     const server = startServer();
     await ready(server);
-    const bytes = Buffer.from(line({ jsonrpc: '2.0', id: 'bytewise', method: 'tools/call', params: { name: 'disk_usage', arguments: { path: CHINESE_PATH } } }));
+    const bytes = Buffer.from(
+      line({ jsonrpc: '2.0', id: 'bytewise', method: 'tools/call', params: { name: 'disk_usage', arguments: { path: CHINESE_PATH } } }),
+    );
     for (const byte of bytes) {
       server.write(Uint8Array.of(byte));
-      await sleep(1);  // lets the server read each byte on its own (likely, not certain)
+      await sleep(1); // lets the server read each byte on its own (likely, not certain)
     }
     expect((await server.response('bytewise')).result?.content[0].text).toBe(ENOENT_TEXT);
   });
@@ -77,7 +79,11 @@ describe.skipIf(announceSkip('framing (disk_usage of a POSIX path)', posixPathsS
   it(`answers a line over --max-message-bytes ${LIMIT} with -32600, id null, and reads on`, async ({ startServer }) => {
     const server = startServer({ args: ['--max-message-bytes', String(LIMIT)] });
     await ready(server);
-    const tooLong = { jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: message of ${LIMIT + 1} bytes exceeds the limit of ${LIMIT} bytes` } };
+    const tooLong = {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: `Invalid Request: message of ${LIMIT + 1} bytes exceeds the limit of ${LIMIT} bytes` },
+    };
 
     // Exactly the limit is accepted; one byte more is not.
     let mark = server.mark;
@@ -133,7 +139,14 @@ describe.concurrent('bad input', () => {
     await ready(server);
     const mark = server.mark;
     // Inside a JSON string of an otherwise valid request: the whole line is refused.
-    server.write(Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":"bad","method":"ping","params":{"s":"'), Buffer.from(bad), Buffer.from('"}}\n'), Buffer.from(ping('next'))]));
+    server.write(
+      Buffer.concat([
+        Buffer.from('{"jsonrpc":"2.0","id":"bad","method":"ping","params":{"s":"'),
+        Buffer.from(bad),
+        Buffer.from('"}}\n'),
+        Buffer.from(ping('next')),
+      ]),
+    );
     await server.response('next', mark);
     expect(server.since(mark)).toEqual([
       { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the line is not valid UTF-8' } },
@@ -205,7 +218,8 @@ describe.skipIf(announceSkip('ids and names (POSIX paths)', posixPathsSkipReason
   it('treats the names of Object.prototype as unknown methods, tools, arguments and levels', async ({ startServer }) => {
     const server = startServer();
     const names = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__'];
-    for (const method of names) expect((await server.request(method)).error, `${method} before initialize`).toEqual({ code: -32601, message: `Method not found: ${method}` });
+    for (const method of names)
+      expect((await server.request(method)).error, `${method} before initialize`).toEqual({ code: -32601, message: `Method not found: ${method}` });
     await ready(server);
     for (const method of names) expect((await server.request(method)).error, method).toEqual({ code: -32601, message: `Method not found: ${method}` });
     for (const name of names) expect((await server.callTool(name, {})).error?.code, `tool ${name}`).toBe(-32602);
@@ -248,7 +262,11 @@ describe.skipIf(announceSkip('end of input (disk_usage of /, SIGTERM)', endOfInp
   }
 
   const answeredIds = (server: McpClient): unknown[] =>
-    server.received.map((entry) => entry.message).filter(isResponse).map((response) => response.id).filter((id) => typeof id === 'number' && id >= 100);
+    server.received
+      .map((entry) => entry.message)
+      .filter(isResponse)
+      .map((response) => response.id)
+      .filter((id) => typeof id === 'number' && id >= 100);
 
   it('answers all of 50 requests in flight at EOF, then exits 0', async ({ startServer }) => {
     const server = startServer({ args: ['--probe-timeout', '1000'] });

@@ -63,7 +63,10 @@ describe.skipIf(announceSkip('protocol versions (disk_usage of /)', posixPathsSk
     // The form of seed §4: every property described, only path required, nothing else accepted.
     expect(tools[0].inputSchema).toMatchObject({
       type: 'object',
-      properties: { path: { type: 'string', description: expect.any(String) }, unit: { type: 'string', enum: ['percent', 'mb'], description: expect.any(String) } },
+      properties: {
+        path: { type: 'string', description: expect.any(String) },
+        unit: { type: 'string', enum: ['percent', 'mb'], description: expect.any(String) },
+      },
       required: ['path'],
       additionalProperties: false,
     });
@@ -107,7 +110,9 @@ describe.skipIf(announceSkip('protocol versions (disk_usage of /)', posixPathsSk
     check('system_info', (await server.callTool('system_info')).result!);
   });
 
-  it(`reports invalid arguments ${since(version, '2025-11-25') ? 'as a result with isError (SEP-1303)' : 'as -32602'}, and an unknown tool as -32602`, async ({ startServer }) => {
+  it(`reports invalid arguments ${since(version, '2025-11-25') ? 'as a result with isError (SEP-1303)' : 'as -32602'}, and an unknown tool as -32602`, async ({
+    startServer,
+  }) => {
     const server = startServer({ version });
     await server.initialize(version);
     for (const [name, args, detail] of INVALID_ARGUMENTS) {
@@ -140,51 +145,59 @@ describe.skipIf(announceSkip('protocol versions (disk_usage of /)', posixPathsSk
     }
   });
 
-  it(since(version, '2025-03-26') && !since(version, '2025-06-18') ? 'answers a batch with an array of responses' : 'refuses a batch with one -32600, id null', async ({ startServer }) => {
-    const server = startServer({ version });
-    // Before initialize no version is agreed, and initialize may not be batched: refused in every version.
-    server.send([{ jsonrpc: '2.0', id: 'early', method: 'ping' }]);
-    expect((await server.response(null)).error).toMatchObject({ code: -32600 });
-    await server.initialize(version);
-    const mark = server.mark;
-    server.send([
-      { jsonrpc: '2.0', id: 'a', method: 'ping' },
-      { jsonrpc: '2.0', method: 'notifications/initialized' },
-      { jsonrpc: '2.0', id: 'b', method: 'tools/list' },
-      { jsonrpc: '2.0', id: 'c', method: 'tools/call', params: { name: 'disk_usage', arguments: { path: '/' } } },
-      { jsonrpc: '2.0', id: 'd', method: 'no/such/method' },
-      1,
-    ]);
-    server.send([{ jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', method: 'notifications/roots/list_changed' }]);
-    server.send([]);
-    await server.request('ping', undefined, 'barrier');
-    await sleep(50);
-    const answers = server.since(mark).filter((message) => !withId('barrier')(message));
-    const emptyBatch = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: an empty batch' } };
-    if (since(version, '2025-03-26') && !since(version, '2025-06-18')) {
-      // One array for the first batch (no entry for its notification), nothing for the all-notification
-      // batch, and for [] a single error, not an array (JSON-RPC 2.0 §6).
-      expect(answers).toHaveLength(2);
-      expect(answers).toContainEqual(emptyBatch);
-      const batch = answers.find(Array.isArray) as Array<Record<string, unknown>>;
-      expect(batch.map((response) => response.id)).toEqual(['a', 'b', 'c', 'd', null]);
-      expect(batch[0]).toEqual({ jsonrpc: '2.0', id: 'a', result: {} });
-      expect((batch[1]!.result as Result).tools).toHaveLength(3);
-      expect((batch[2]!.result as Result).isError).toBe(false);
-      expect(batch[3]!.error).toMatchObject({ code: -32601 });
-      expect(batch[4]!.error).toMatchObject({ code: -32600 });
-    } else {
-      const refused = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: batches are not supported in this protocol version' } };
-      // Nothing inside a refused batch is run, so nothing else is answered.
-      expect(answers).toEqual([refused, refused, emptyBatch]);
-    }
-  });
+  it(
+    since(version, '2025-03-26') && !since(version, '2025-06-18') ? 'answers a batch with an array of responses' : 'refuses a batch with one -32600, id null',
+    async ({ startServer }) => {
+      const server = startServer({ version });
+      // Before initialize no version is agreed, and initialize may not be batched: refused in every version.
+      server.send([{ jsonrpc: '2.0', id: 'early', method: 'ping' }]);
+      expect((await server.response(null)).error).toMatchObject({ code: -32600 });
+      await server.initialize(version);
+      const mark = server.mark;
+      server.send([
+        { jsonrpc: '2.0', id: 'a', method: 'ping' },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { jsonrpc: '2.0', id: 'b', method: 'tools/list' },
+        { jsonrpc: '2.0', id: 'c', method: 'tools/call', params: { name: 'disk_usage', arguments: { path: '/' } } },
+        { jsonrpc: '2.0', id: 'd', method: 'no/such/method' },
+        1,
+      ]);
+      server.send([
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+      ]);
+      server.send([]);
+      await server.request('ping', undefined, 'barrier');
+      await sleep(50);
+      const answers = server.since(mark).filter((message) => !withId('barrier')(message));
+      const emptyBatch = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: an empty batch' } };
+      if (since(version, '2025-03-26') && !since(version, '2025-06-18')) {
+        // One array for the first batch (no entry for its notification), nothing for the all-notification
+        // batch, and for [] a single error, not an array (JSON-RPC 2.0 §6).
+        expect(answers).toHaveLength(2);
+        expect(answers).toContainEqual(emptyBatch);
+        const batch = answers.find(Array.isArray) as Array<Record<string, unknown>>;
+        expect(batch.map((response) => response.id)).toEqual(['a', 'b', 'c', 'd', null]);
+        expect(batch[0]).toEqual({ jsonrpc: '2.0', id: 'a', result: {} });
+        expect((batch[1]!.result as Result).tools).toHaveLength(3);
+        expect((batch[2]!.result as Result).isError).toBe(false);
+        expect(batch[3]!.error).toMatchObject({ code: -32601 });
+        expect(batch[4]!.error).toMatchObject({ code: -32600 });
+      } else {
+        const refused = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: batches are not supported in this protocol version' } };
+        // Nothing inside a refused batch is run, so nothing else is answered.
+        expect(answers).toEqual([refused, refused, emptyBatch]);
+      }
+    },
+  );
 
   it('reports list_mounts progress when asked: for its token only, increasing, and none after the response', async ({ startServer }) => {
     const server = startServer({ version, args: PROBE_TIMEOUT_ARGS });
     await server.initialize(version);
-    const progressOf = (token: unknown) => (message: unknown): boolean =>
-      isRecord(message) && message.method === 'notifications/progress' && isRecord(message.params) && message.params.progressToken === token;
+    const progressOf =
+      (token: unknown) =>
+      (message: unknown): boolean =>
+        isRecord(message) && message.method === 'notifications/progress' && isRecord(message.params) && message.params.progressToken === token;
 
     for (const token of ['mounts-1', 0, 9007199254740991]) {
       const mark = server.mark;
@@ -195,10 +208,16 @@ describe.skipIf(announceSkip('protocol versions (disk_usage of /)', posixPathsSk
       const answeredAt = entries.find((entry) => withId(response.id)(entry.message))!.index;
       const notes = entries.filter((entry) => progressOf(token)(entry.message));
       expect(notes.length, String(token)).toBeGreaterThan(0);
-      expect(notes.every((entry) => entry.index < answeredAt), 'progress after the response').toBe(true);
+      expect(
+        notes.every((entry) => entry.index < answeredAt),
+        'progress after the response',
+      ).toBe(true);
       const params = notes.map((entry) => (entry.message as { params: Record<string, unknown> }).params);
       const values = params.map((p) => p.progress as number);
-      expect(values.every((value, i) => i === 0 || value > values[i - 1]!), `increasing: ${values.join(', ')}`).toBe(true);
+      expect(
+        values.every((value, i) => i === 0 || value > values[i - 1]!),
+        `increasing: ${values.join(', ')}`,
+      ).toBe(true);
       // total is the number of mounts probed: those listed, and any found empty (which df leaves
       // out); the last notification reaches it.
       const mounts = response.result!.content[0].text.split('\n').length;
@@ -229,7 +248,10 @@ describe.skipIf(announceSkip('protocol versions (disk_usage of /)', posixPathsSk
       expect(await server.request('logging/setLevel', { level }), level).toMatchObject({ result: {} });
     }
     for (const params of [{ level: 'verbose' }, { level: 'WARNING' }, { level: 3 }, {}]) {
-      expect((await server.request('logging/setLevel', params)).error, JSON.stringify(params)).toEqual({ code: -32602, message: expect.stringContaining('level must be one of') });
+      expect((await server.request('logging/setLevel', params)).error, JSON.stringify(params)).toEqual({
+        code: -32602,
+        message: expect.stringContaining('level must be one of'),
+      });
     }
   });
 });

@@ -56,7 +56,14 @@ const batchesIn = (state: SessionState, version: string): boolean => state !== '
 /** Takes the session to `stage` under `version`, checking each step is answered. */
 async function handshake(connection: Connection, version: string, stage: 'none' | 'initialize' | 'ready'): Promise<void> {
   if (stage === 'none') return;
-  connection.dispatcher.handleLine(JSON.stringify({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'fuzz', version: '0' } } }));
+  connection.dispatcher.handleLine(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'init',
+      method: 'initialize',
+      params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'fuzz', version: '0' } },
+    }),
+  );
   if (stage === 'ready') connection.dispatcher.handleLine('{"jsonrpc":"2.0","method":"notifications/initialized"}');
   await connection.settle();
   expect(connection.out.filter((message) => (message as { id?: unknown }).id !== undefined)).toEqual([

@@ -43,7 +43,10 @@ const protoObject = (value: string): string => `{${PROTO_KEYS.map((key) => `${q(
 /** params for a method, as JSON text: mostly well-formed, some not, some with prototype keys. */
 const call: fc.Arbitrary<{ method: string; params?: string }> = fc.oneof(
   { weight: 6, arbitrary: fc.constant({ method: 'ping' }) },
-  { weight: 3, arbitrary: fc.constantFrom({ method: 'tools/list' }, { method: 'tools/list', params: '{}' }, { method: 'tools/list', params: '{"cursor":"x"}' }) },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom({ method: 'tools/list' }, { method: 'tools/list', params: '{}' }, { method: 'tools/list', params: '{"cursor":"x"}' }),
+  },
   {
     weight: 8,
     arbitrary: fc
@@ -71,7 +74,12 @@ const call: fc.Arbitrary<{ method: string; params?: string }> = fc.oneof(
       .map((params) => ({ method: 'tools/call', params })),
   },
   // list_mounts probes every mount: rarer.
-  { weight: 1, arbitrary: fc.constantFrom('{"name":"list_mounts"}', '{"name":"list_mounts","arguments":{"all":"yes"}}').map((params) => ({ method: 'tools/call', params })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom('{"name":"list_mounts"}', '{"name":"list_mounts","arguments":{"all":"yes"}}')
+      .map((params) => ({ method: 'tools/call', params })),
+  },
   {
     weight: 4,
     arbitrary: fc.constantFrom(
@@ -133,8 +141,27 @@ const call: fc.Arbitrary<{ method: string; params?: string }> = fc.oneof(
 
 /** Ids that are not what MCP allows (answered with id null), and odd ones that are (answered with them). */
 const oddId = fc.constantFrom(
-  '1.5', '1e400', '-0', '1e21', '9007199254740993', '123456789012345678901234567890', '-1e-7', '0.0', '1E2',
-  'null', '{}', '[]', 'true', 'false', '{"__proto__":1}', '""', '"\\u0000\\ud800"', '"__proto__"', '"constructor"', q('x'.repeat(10_000)), deepArray(),
+  '1.5',
+  '1e400',
+  '-0',
+  '1e21',
+  '9007199254740993',
+  '123456789012345678901234567890',
+  '-1e-7',
+  '0.0',
+  '1E2',
+  'null',
+  '{}',
+  '[]',
+  'true',
+  'false',
+  '{"__proto__":1}',
+  '""',
+  '"\\u0000\\ud800"',
+  '"__proto__"',
+  '"constructor"',
+  q('x'.repeat(10_000)),
+  deepArray(),
 );
 
 const eol = fc.constantFrom('\n', '\n', '\n', '\r\n');
@@ -148,32 +175,60 @@ const requestText: fc.Arbitrary<(ids: Ids) => string> = fc.tuple(call, fc.boolea
 });
 
 const notificationText: fc.Arbitrary<(ids: Ids) => string> = fc.oneof(
-  fc.constantFrom(
-    '{"jsonrpc":"2.0","method":"notifications/initialized"}',
-    '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}',
-    '{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}',
-    '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"never-issued"}}',
-    '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":{"__proto__":1}}}',
-    '{"jsonrpc":"2.0","method":"notifications/cancelled"}',
-    '{"jsonrpc":"2.0","method":"nope"}',
-    `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"disk_usage","arguments":{"path":"/"}}}`,
-    ...PROTO_KEYS.map((method) => `{"jsonrpc":"2.0","method":${q(method)},"params":${protoObject('1')}}`),
-    `{"jsonrpc":"2.0","method":"notifications/message","params":${deepObject()}}`,
-  ).map((text) => () => text),
+  fc
+    .constantFrom(
+      '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+      '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}',
+      '{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}',
+      '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"never-issued"}}',
+      '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":{"__proto__":1}}}',
+      '{"jsonrpc":"2.0","method":"notifications/cancelled"}',
+      '{"jsonrpc":"2.0","method":"nope"}',
+      `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"disk_usage","arguments":{"path":"/"}}}`,
+      ...PROTO_KEYS.map((method) => `{"jsonrpc":"2.0","method":${q(method)},"params":${protoObject('1')}}`),
+      `{"jsonrpc":"2.0","method":"notifications/message","params":${deepObject()}}`,
+    )
+    .map((text) => () => text),
   // Cancelling a request that may still be running: the model lets it go unanswered, never answered twice.
   fc.nat().map((pick) => (ids: Ids) => `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${q(ids.earlier(pick))},"reason":"fuzz"}}`),
 );
 
 /** Messages that are wrong, as JSON-RPC sees them; some keep a readable id, which the answer must echo. */
 const invalidText: fc.Arbitrary<(ids: Ids) => string> = fc.oneof(
-  fc.tuple(call, oddId).map(([c, id]) => () => `{"jsonrpc":"2.0","id":${id},"method":${q(c.method)}${c.params === undefined ? '' : `,"params":${c.params}`}}`),
-  fc.tuple(fc.constantFrom('"1.0"', '2.0', 'null', '"2.0 "', deepArray(10)), fc.boolean()).map(([version, withId]) => (ids: Ids) =>
-    `{"jsonrpc":${version},${withId ? `"id":${q(ids.fresh(false))},` : ''}"method":"ping"}`),
-  fc.constantFrom('7', '{}', '[', '{"jsonrpc":"2.0","id":5}', '{"jsonrpc":"2.0","method":5}', '{"jsonrpc":"2.0","method":"ping","params":"x"}', '{"jsonrpc":"2.0","method":"ping","params":null}').map((text) => () => text),
-  fc.tuple(fc.constantFrom('7', 'null', '3', '"x"', '[]', 'true'), fc.boolean()).map(([params, withId]) => (ids: Ids) =>
-    `{"jsonrpc":"2.0",${withId ? `"id":${q(ids.fresh(true))},` : ''}"method":"tools/list","params":${params}}`),
+  fc.tuple(call, oddId).map(
+    ([c, id]) =>
+      () =>
+        `{"jsonrpc":"2.0","id":${id},"method":${q(c.method)}${c.params === undefined ? '' : `,"params":${c.params}`}}`,
+  ),
+  fc.tuple(fc.constantFrom('"1.0"', '2.0', 'null', '"2.0 "', deepArray(10)), fc.boolean()).map(
+    ([version, withId]) =>
+      (ids: Ids) =>
+        `{"jsonrpc":${version},${withId ? `"id":${q(ids.fresh(false))},` : ''}"method":"ping"}`,
+  ),
+  fc
+    .constantFrom(
+      '7',
+      '{}',
+      '[',
+      '{"jsonrpc":"2.0","id":5}',
+      '{"jsonrpc":"2.0","method":5}',
+      '{"jsonrpc":"2.0","method":"ping","params":"x"}',
+      '{"jsonrpc":"2.0","method":"ping","params":null}',
+    )
+    .map((text) => () => text),
+  fc.tuple(fc.constantFrom('7', 'null', '3', '"x"', '[]', 'true'), fc.boolean()).map(
+    ([params, withId]) =>
+      (ids: Ids) =>
+        `{"jsonrpc":"2.0",${withId ? `"id":${q(ids.fresh(true))},` : ''}"method":"tools/list","params":${params}}`,
+  ),
   // A client's response: this server asks nothing, so it is ignored.
-  fc.constantFrom('{"jsonrpc":"2.0","id":1,"result":{}}', '{"jsonrpc":"2.0","id":"x","error":{"code":1,"message":"m"}}', '{"jsonrpc":"2.0","id":null,"result":null}').map((text) => () => text),
+  fc
+    .constantFrom(
+      '{"jsonrpc":"2.0","id":1,"result":{}}',
+      '{"jsonrpc":"2.0","id":"x","error":{"code":1,"message":"m"}}',
+      '{"jsonrpc":"2.0","id":null,"result":null}',
+    )
+    .map((text) => () => text),
 );
 
 /** One message of any of the kinds above, as text. */
@@ -187,7 +242,26 @@ const batchText: fc.Arbitrary<(ids: Ids) => string> = fc.oneof(
 
 /** Text that is not JSON, or JSON that is not a message. */
 const garbageText = fc.oneof(
-  fc.constantFrom('42', '"str"', 'true', 'null', '-1e5', '{', '}', '"unterminated', 'NaN', "{'single':1}", '{"a":1,}', '\ufeff{"jsonrpc":"2.0","id":1,"method":"ping"}', '\u00a0', '\u2028', ' ', '', '\t\r', deepArray(DEPTH).slice(0, DEPTH + 10)),
+  fc.constantFrom(
+    '42',
+    '"str"',
+    'true',
+    'null',
+    '-1e5',
+    '{',
+    '}',
+    '"unterminated',
+    'NaN',
+    "{'single':1}",
+    '{"a":1,}',
+    '\ufeff{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    '\u00a0',
+    '\u2028',
+    ' ',
+    '',
+    '\t\r',
+    deepArray(DEPTH).slice(0, DEPTH + 10),
+  ),
   fc.jsonValue({ maxDepth: 3 }).map(q),
   fc.string({ unit: 'binary', maxLength: 30 }),
 );
@@ -195,7 +269,12 @@ const garbageText = fc.oneof(
 /** Bytes that are not UTF-8, or barely are. */
 const badBytes = fc.oneof(
   fc.uint8Array({ minLength: 1, maxLength: 40 }).map((bytes) => Buffer.from(bytes)),
-  fc.constantFrom(Buffer.from([0x7b, 0xff, 0x7d]), Buffer.from([0xc0, 0x80]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('{"jsonrpc":"2.0","id":"\xe9","method":"ping"}', 'latin1')),
+  fc.constantFrom(
+    Buffer.from([0x7b, 0xff, 0x7d]),
+    Buffer.from([0xc0, 0x80]),
+    Buffer.from([0xed, 0xa0, 0x80]),
+    Buffer.from('{"jsonrpc":"2.0","id":"\xe9","method":"ping"}', 'latin1'),
+  ),
 );
 
 /** A byte-level change to a valid frame: it may stay valid, break, split in two, or join the next line. */
@@ -224,7 +303,11 @@ function mutate(bytes: Buffer, [kind, at, byte]: [string, number, number]): Buff
 
 const text = (build: fc.Arbitrary<(ids: Ids) => string>): fc.Arbitrary<(ids: Ids) => Buffer> => build.map((b) => (ids: Ids) => Buffer.from(b(ids)));
 const line = (body: fc.Arbitrary<(ids: Ids) => Buffer>): fc.Arbitrary<FuzzFrame> =>
-  fc.tuple(body, eol).map(([b, end]) => (ids: Ids) => Buffer.concat([b(ids), Buffer.from(end)]));
+  fc.tuple(body, eol).map(
+    ([b, end]) =>
+      (ids: Ids) =>
+        Buffer.concat([b(ids), Buffer.from(end)]),
+  );
 
 /** One frame of the mix the whole-process fuzzer writes. */
 export const frame: fc.Arbitrary<FuzzFrame> = fc.oneof(
@@ -235,7 +318,14 @@ export const frame: fc.Arbitrary<FuzzFrame> = fc.oneof(
   { weight: 6, arbitrary: line(garbageText.map((t) => () => Buffer.from(t))) },
   { weight: 4, arbitrary: line(badBytes.map((b) => () => b)) },
   // Mutations act on the whole frame, newline included: some lose it and run into the next frame.
-  { weight: 20, arbitrary: fc.tuple(line(text(fc.oneof(requestText, batchText))), fc.array(mutation, { minLength: 1, maxLength: 3 })).map(([f, ms]) => (ids: Ids) => ms.reduce(mutate, f(ids))) },
+  {
+    weight: 20,
+    arbitrary: fc.tuple(line(text(fc.oneof(requestText, batchText))), fc.array(mutation, { minLength: 1, maxLength: 3 })).map(
+      ([f, ms]) =>
+        (ids: Ids) =>
+          ms.reduce(mutate, f(ids)),
+    ),
+  },
   // A frame split from its newline: it joins whatever comes next.
   { weight: 2, arbitrary: text(messageText) },
 );
@@ -247,9 +337,8 @@ export const jsonLine: fc.Arbitrary<FuzzFrame> = fc.jsonValue().map((value) => (
 export function hugeLine(bytes: number, id: RequestId): Buffer {
   const head = `{"jsonrpc":"2.0","id":${q(id)},"method":"tools/call","params":{"name":"disk_usage","arguments":{"path":"/"},"pad":"`;
   const tail = '"}}\n';
-  const line = Buffer.alloc(bytes + 1, 0x78);  // + 1: the newline is not counted
+  const line = Buffer.alloc(bytes + 1, 0x78); // + 1: the newline is not counted
   line.write(head, 0, 'latin1');
   line.write(tail, line.length - tail.length, 'latin1');
   return line;
 }
-

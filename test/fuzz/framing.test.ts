@@ -16,7 +16,19 @@ const piece = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(utf8('\n'), utf8('\r'), utf8('\r\n'), utf8('\n\n'), utf8(' '), utf8('\t')) },
   { weight: 4, arbitrary: fc.constantFrom(utf8('{"a":1}'), utf8('"磁盘"'), utf8('😀'), utf8('x'), utf8('[]')) },
   // Valid and broken UTF-8: BOM, NBSP, U+2028, a cut 3-byte sequence, 0xFF, an overlong NUL, an encoded surrogate.
-  { weight: 3, arbitrary: fc.constantFrom(bytes(0xef, 0xbb, 0xbf), bytes(0xc2, 0xa0), bytes(0xe2, 0x80, 0xa8), bytes(0xe7, 0xa3), bytes(0xff), bytes(0xc0, 0x80), bytes(0xed, 0xa0, 0x80), bytes(0x80)) },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      bytes(0xef, 0xbb, 0xbf),
+      bytes(0xc2, 0xa0),
+      bytes(0xe2, 0x80, 0xa8),
+      bytes(0xe7, 0xa3),
+      bytes(0xff),
+      bytes(0xc0, 0x80),
+      bytes(0xed, 0xa0, 0x80),
+      bytes(0x80),
+    ),
+  },
   { weight: 2, arbitrary: fc.uint8Array({ maxLength: 12 }) },
 );
 
@@ -69,7 +81,10 @@ describe('LineDecoder under fuzzing', () => {
       fc.property(fc.integer({ min: 1, max: 64 }), fc.integer({ min: 1, max: 5000 }), fc.boolean(), cuts, (cap, over, crlf, at) => {
         const long = Buffer.alloc(cap + over, 0x61);
         const data = Buffer.concat([long, Buffer.from(crlf ? '\r\n' : '\n'), Buffer.from('1\n')]);
-        expect(decode(data, at, cap)).toEqual([{ kind: 'oversized', bytes: cap + over }, { kind: 'line', text: '1' }]);
+        expect(decode(data, at, cap)).toEqual([
+          { kind: 'oversized', bytes: cap + over },
+          { kind: 'line', text: '1' },
+        ]);
       }),
       2_000,
       3,

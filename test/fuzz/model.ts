@@ -85,14 +85,14 @@ export class Owed {
   /** One framed line, given whether a batch is accepted when it arrives. */
   frame(frame: ModelFrame, batches: boolean): void {
     if (frame.kind !== 'line') {
-      this.nulls++;  // -32600 for oversized, -32700 for bad UTF-8, both with id null
+      this.nulls++; // -32600 for oversized, -32700 for bad UTF-8, both with id null
       return;
     }
     let value: unknown;
     try {
       value = JSON.parse(frame.text);
     } catch {
-      this.nulls++;  // -32700 Parse error, id null (JSON-RPC §5.1)
+      this.nulls++; // -32700 Parse error, id null (JSON-RPC §5.1)
       return;
     }
     if (!Array.isArray(value)) return this.message(value);
@@ -110,7 +110,7 @@ export class Owed {
     const hasId = own(value, 'id');
     const id = hasId && isValidId(value.id) ? value.id : null;
     if (value.jsonrpc !== '2.0') return this.answer(id);
-    if (!own(value, 'method') && (own(value, 'result') || own(value, 'error'))) return;  // a response: ignored
+    if (!own(value, 'method') && (own(value, 'result') || own(value, 'error'))) return; // a response: ignored
     if (typeof value.method !== 'string') return this.answer(id);
     if (hasId && id === null) return this.answer(null);
     if (own(value, 'params') && (typeof value.params !== 'object' || value.params === null)) return this.answer(id);

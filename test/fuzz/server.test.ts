@@ -27,10 +27,13 @@ const HUGE = 12 * 1024 * 1024 + 1;
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** One value drawn from `arbitrary`, the same for the same seed and salt. */
-const draw = <T,>(arbitrary: fc.Arbitrary<T>, salt: number): T => fc.sample(arbitrary, { seed: seed + salt, numRuns: 1 })[0]!;
+const draw = <T>(arbitrary: fc.Arbitrary<T>, salt: number): T => fc.sample(arbitrary, { seed: seed + salt, numRuns: 1 })[0]!;
 
 /** Chunk sizes: single bytes (splitting characters and CRLFs), small reads, pipe-sized ones. */
-const chunkSizes = fc.array(fc.oneof(fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 600 }), fc.integer({ min: 600, max: 65_536 })), { minLength: 100, maxLength: 100 });
+const chunkSizes = fc.array(fc.oneof(fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 600 }), fc.integer({ min: 600, max: 65_536 })), {
+  minLength: 100,
+  maxLength: 100,
+});
 
 const INIT_ANSWER = '"id":"init","result"';
 const PING_ANSWER = '{"jsonrpc":"2.0","id":"final-ping","result":{}}';
@@ -69,7 +72,7 @@ async function runServer(version: string, input: Buffer, sizes: number[], sigter
     tail = window.slice(-256);
   });
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  child.stdin.on('error', () => {});  // a dead server shows in the exit status, not as EPIPE here
+  child.stdin.on('error', () => {}); // a dead server shows in the exit status, not as EPIPE here
   let alive = true;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on('close', (code, signal) => {
@@ -86,7 +89,7 @@ async function runServer(version: string, input: Buffer, sizes: number[], sigter
         clearTimeout(timer);
         resolve(true);
       });
-      void exited.then(() => setImmediate(() => resolve(false)));  // after the last 'data', which comes before 'close'
+      void exited.then(() => setImmediate(() => resolve(false))); // after the last 'data', which comes before 'close'
     });
   const write = async (bytes: Buffer): Promise<void> => {
     if (!alive || child.stdin.write(bytes)) return;
@@ -100,7 +103,9 @@ async function runServer(version: string, input: Buffer, sizes: number[], sigter
   };
 
   const written: Buffer[] = [];
-  const initialize = Buffer.from(`${JSON.stringify({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'fuzz', version: '0' } } })}\n`);
+  const initialize = Buffer.from(
+    `${JSON.stringify({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'fuzz', version: '0' } } })}\n`,
+  );
   written.push(initialize);
   await write(initialize);
   expect(await waitFor(INIT_ANSWER, 10_000), `no answer to initialize${stderr ? `; stderr: ${stderr}` : ''}`).toBe(true);
@@ -187,8 +192,13 @@ describe('the server process under fuzzing', () => {
       const said = readStdout(run.stdout, batches);
 
       const requests = [...owed.byId.values()].reduce((sum, n) => sum + n, 0);
-      const codes = [...said.codes].sort(([a], [b]) => a - b).map(([code, n]) => `${code}×${n}`).join(' ');
-      console.log(`${version}: ${FRAMES} frames, ${(input.length / 1e6).toFixed(1)} MB in ${seconds} s; ${requests} answers owed by id, ${owed.nulls} with id null, ${owed.cancelled.size} ids cancelled; errors ${codes}`);
+      const codes = [...said.codes]
+        .sort(([a], [b]) => a - b)
+        .map(([code, n]) => `${code}×${n}`)
+        .join(' ');
+      console.log(
+        `${version}: ${FRAMES} frames, ${(input.length / 1e6).toFixed(1)} MB in ${seconds} s; ${requests} answers owed by id, ${owed.nulls} with id null, ${owed.cancelled.size} ids cancelled; errors ${codes}`,
+      );
 
       const problems = compare(owed, said);
       if (!run.pingAnswered) problems.unshift('the final ping was not answered');

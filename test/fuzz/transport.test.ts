@@ -37,19 +37,28 @@ function recorder() {
 describe('StdioTransport under fuzzing', () => {
   it('hands the dispatcher the frames the model says, however stdin is cut', async () => {
     await check(
-      fc.asyncProperty(bytes, fc.array(fc.integer({ min: 1, max: 16 }), { minLength: 1, maxLength: 8 }), fc.integer({ min: 0, max: 24 }), async (pieces, sizes, cap) => {
-        const data = Buffer.concat(pieces);
-        const chunks: Buffer[] = [];
-        for (let at = 0, i = 0; at < data.length; i++) {
-          const size = sizes[i % sizes.length]!;
-          chunks.push(data.subarray(at, at + size));
-          at += size;
-        }
-        const { frames, dispatcher } = recorder();
-        const transport = new StdioTransport({ input: Readable.from(chunks, { objectMode: false }), output: new Writable({ write: (_c, _e, done) => done() }), maxMessageBytes: cap });
-        await transport.run(dispatcher);
-        expect(frames).toEqual(modelFrames(data, cap));
-      }),
+      fc.asyncProperty(
+        bytes,
+        fc.array(fc.integer({ min: 1, max: 16 }), { minLength: 1, maxLength: 8 }),
+        fc.integer({ min: 0, max: 24 }),
+        async (pieces, sizes, cap) => {
+          const data = Buffer.concat(pieces);
+          const chunks: Buffer[] = [];
+          for (let at = 0, i = 0; at < data.length; i++) {
+            const size = sizes[i % sizes.length]!;
+            chunks.push(data.subarray(at, at + size));
+            at += size;
+          }
+          const { frames, dispatcher } = recorder();
+          const transport = new StdioTransport({
+            input: Readable.from(chunks, { objectMode: false }),
+            output: new Writable({ write: (_c, _e, done) => done() }),
+            maxMessageBytes: cap,
+          });
+          await transport.run(dispatcher);
+          expect(frames).toEqual(modelFrames(data, cap));
+        },
+      ),
       2_000,
       21,
     );
@@ -58,35 +67,40 @@ describe('StdioTransport under fuzzing', () => {
   it('writes every message sent, once, whole and in order, through any backpressure', async () => {
     const burst = fc.record({ messages: fc.array(fc.jsonValue({ maxDepth: 3 }), { maxLength: 6 }), flush: fc.boolean(), pause: fc.nat(2) });
     await check(
-      fc.asyncProperty(fc.array(burst, { maxLength: 12 }), fc.integer({ min: 1, max: 256 }), fc.array(fc.nat(2), { minLength: 1, maxLength: 8 }), async (bursts, highWaterMark, delays) => {
-        const written: Buffer[] = [];
-        let writes = 0;
-        // A reader that takes its time: now, after this turn, or after a timer.
-        const output = new Writable({
-          highWaterMark,
-          write(chunk: Buffer, _encoding, done) {
-            written.push(Buffer.from(chunk));
-            const delay = delays[writes++ % delays.length]!;
-            if (delay === 0) done();
-            else if (delay === 1) setImmediate(done);
-            else setTimeout(done, 1);
-          },
-        });
-        const transport = new StdioTransport({ input: Readable.from([]), output, maxMessageBytes: 1024 });
-        const expected: string[] = [];
-        for (const { messages, flush, pause } of bursts) {
-          for (const message of messages) {
-            transport.send(message);
-            expected.push(`${JSON.stringify(message)}\n`);
+      fc.asyncProperty(
+        fc.array(burst, { maxLength: 12 }),
+        fc.integer({ min: 1, max: 256 }),
+        fc.array(fc.nat(2), { minLength: 1, maxLength: 8 }),
+        async (bursts, highWaterMark, delays) => {
+          const written: Buffer[] = [];
+          let writes = 0;
+          // A reader that takes its time: now, after this turn, or after a timer.
+          const output = new Writable({
+            highWaterMark,
+            write(chunk: Buffer, _encoding, done) {
+              written.push(Buffer.from(chunk));
+              const delay = delays[writes++ % delays.length]!;
+              if (delay === 0) done();
+              else if (delay === 1) setImmediate(done);
+              else setTimeout(done, 1);
+            },
+          });
+          const transport = new StdioTransport({ input: Readable.from([]), output, maxMessageBytes: 1024 });
+          const expected: string[] = [];
+          for (const { messages, flush, pause } of bursts) {
+            for (const message of messages) {
+              transport.send(message);
+              expected.push(`${JSON.stringify(message)}\n`);
+            }
+            if (flush) await transport.flush();
+            if (pause === 1) await new Promise((resolve) => setImmediate(resolve));
+            if (pause === 2) await new Promise((resolve) => setTimeout(resolve, 1));
           }
-          if (flush) await transport.flush();
-          if (pause === 1) await new Promise((resolve) => setImmediate(resolve));
-          if (pause === 2) await new Promise((resolve) => setTimeout(resolve, 1));
-        }
-        await transport.flush();
-        await new Promise<void>((resolve) => output.end(resolve));
-        expect(Buffer.concat(written).toString('utf8')).toBe(expected.join(''));
-      }),
+          await transport.flush();
+          await new Promise<void>((resolve) => output.end(resolve));
+          expect(Buffer.concat(written).toString('utf8')).toBe(expected.join(''));
+        },
+      ),
       500,
       22,
     );
@@ -102,10 +116,16 @@ describe('StdioTransport under fuzzing', () => {
         fc.array(message, { maxLength: 120 }),
         fc.array(fc.integer({ min: 1, max: 300 }), { minLength: 1, maxLength: 6 }),
         fc.array(fc.nat(2), { minLength: 1, maxLength: 6 }),
-        fc.record({ maxPendingRequests: fc.integer({ min: 1, max: 8 }), maxUnreadBytes: fc.integer({ min: 1, max: 512 }), highWaterMark: fc.integer({ min: 1, max: 256 }) }),
+        fc.record({
+          maxPendingRequests: fc.integer({ min: 1, max: 8 }),
+          maxUnreadBytes: fc.integer({ min: 1, max: 512 }),
+          highWaterMark: fc.integer({ min: 1, max: 256 }),
+        }),
         async (messages, sizes, delays, limits) => {
           const later = (n: number): Promise<void> =>
-            new Promise((resolve) => (delays[n % delays.length] === 0 ? queueMicrotask(resolve) : delays[n % delays.length] === 1 ? setImmediate(resolve) : setTimeout(resolve, 1)));
+            new Promise((resolve) =>
+              delays[n % delays.length] === 0 ? queueMicrotask(resolve) : delays[n % delays.length] === 1 ? setImmediate(resolve) : setTimeout(resolve, 1),
+            );
           let n = 0;
           const input = Buffer.from(messages.map((kind, i) => `${kind === 'request' ? `{"jsonrpc":"2.0","id":${i},"method":"slow"}` : kind}\n`).join(''));
           const chunks: Buffer[] = [];

@@ -48,7 +48,7 @@ export const gnuDfSkipReason: string | undefined =
 function mayMount(): boolean {
   try {
     const effective = /^CapEff:\s*([0-9a-fA-F]+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
-    return effective === undefined || (BigInt(`0x${effective}`) & (1n << 21n)) !== 0n;  // CAP_SYS_ADMIN is bit 21
+    return effective === undefined || (BigInt(`0x${effective}`) & (1n << 21n)) !== 0n; // CAP_SYS_ADMIN is bit 21
   } catch {
     return true;
   }
@@ -258,7 +258,17 @@ export function statFs(path: string): { frsize: bigint; blocks: bigint; bfree: b
 }
 
 /** One `df` row for a path, in bytes: size, used, avail, and Use% as df prints it. */
-export function df(path: string): { size: bigint; used: bigint; avail: bigint; percent: string; target: string; itotal: string; iused: string; ifree: string; ipercent: string } {
+export function df(path: string): {
+  size: bigint;
+  used: bigint;
+  avail: bigint;
+  percent: string;
+  target: string;
+  itotal: string;
+  iused: string;
+  ifree: string;
+  ipercent: string;
+} {
   const lines = run('df', ['-B1', '--output=size,used,avail,pcent,itotal,iused,iavail,ipcent,target', path]).trim().split('\n');
   const [size, used, avail, percent, itotal, iused, ifree, ipercent, ...target] = lines[1]!.trim().split(/\s+/);
   return {

@@ -67,14 +67,20 @@ describe('Dispatcher', () => {
     // JSON.stringify overflows the stack at about 4,000 levels: a handler quoting such a value in an error message threw.
     const nested = (levels: number): string => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
     const { dispatcher, sent, bugs, notifications, settle } = setup();
-    dispatcher.handleLine(`{"jsonrpc":"2.0","id":"limit","method":"echo","params":${nested(999)}}`);  // the message: 1000 deep
+    dispatcher.handleLine(`{"jsonrpc":"2.0","id":"limit","method":"echo","params":${nested(999)}}`); // the message: 1000 deep
     dispatcher.handleLine(`{"jsonrpc":"2.0","id":"over","method":"echo","params":${nested(1000)}}`);
     dispatcher.handleLine(`{"jsonrpc":"2.0","id":"deep","method":"echo","params":[${'['.repeat(5000)}${']'.repeat(5000)}]}`);
     dispatcher.handleLine(`{"jsonrpc":"2.0","method":"note","params":${nested(5000)}}`);
     await settle();
-    const refused = (id: string | null) => ({ jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid Request: the message nests more than 1000 levels deep' } });
+    const refused = (id: string | null) => ({
+      jsonrpc: '2.0',
+      id,
+      error: { code: -32600, message: 'Invalid Request: the message nests more than 1000 levels deep' },
+    });
     expect(sent).toHaveLength(4);
-    expect(sent).toEqual(expect.arrayContaining([{ jsonrpc: '2.0', id: 'limit', result: JSON.parse(nested(999)) }, refused('over'), refused('deep'), refused(null)]));
+    expect(sent).toEqual(
+      expect.arrayContaining([{ jsonrpc: '2.0', id: 'limit', result: JSON.parse(nested(999)) }, refused('over'), refused('deep'), refused(null)]),
+    );
     expect(notifications).toEqual([]);
     expect(bugs).toEqual([]);
   });
@@ -95,7 +101,9 @@ describe('Dispatcher', () => {
 
     const batching = setup({ acceptsBatch: () => true });
     batching.dispatcher.handleLine('[]');
-    batching.dispatcher.handleLine('[{"jsonrpc":"2.0","id":1,"method":"echo"},{"jsonrpc":"2.0","method":"note"},{"bad":1},{"jsonrpc":"2.0","id":2,"method":"slow"}]');
+    batching.dispatcher.handleLine(
+      '[{"jsonrpc":"2.0","id":1,"method":"echo"},{"jsonrpc":"2.0","method":"note"},{"bad":1},{"jsonrpc":"2.0","id":2,"method":"slow"}]',
+    );
     batching.dispatcher.handleLine('[{"jsonrpc":"2.0","method":"note"}]');
     await batching.settle();
     expect(batching.sent).toEqual([

@@ -10,7 +10,12 @@ describe('LineDecoder', () => {
     for (let cut = 0; cut <= input.length; cut++) {
       for (let cut2 = cut; cut2 <= input.length; cut2 += 3) {
         const decoder = new LineDecoder(1024);
-        const frames = [...decoder.push(input.subarray(0, cut)), ...decoder.push(input.subarray(cut, cut2)), ...decoder.push(input.subarray(cut2)), ...decoder.end()];
+        const frames = [
+          ...decoder.push(input.subarray(0, cut)),
+          ...decoder.push(input.subarray(cut, cut2)),
+          ...decoder.push(input.subarray(cut2)),
+          ...decoder.end(),
+        ];
         expect(lines(frames)).toEqual(['{"a":"磁盘 ✓"}', '{"b":2}', '{"c":"😀"}']);
       }
     }
@@ -19,7 +24,10 @@ describe('LineDecoder', () => {
   it('skips an oversized line up to its newline, reports it once, and goes on', () => {
     const decoder = new LineDecoder(10);
     const frames = [...decoder.push(Buffer.from('{"x":"01234')), ...decoder.push(Buffer.from('56789"}')), ...decoder.push(Buffer.from('\n{"ok":1}\n'))];
-    expect(frames).toEqual([{ kind: 'oversized', bytes: 18 }, { kind: 'line', text: '{"ok":1}' }]);
+    expect(frames).toEqual([
+      { kind: 'oversized', bytes: 18 },
+      { kind: 'line', text: '{"ok":1}' },
+    ]);
     expect(lines(new LineDecoder(4).push(Buffer.from('12345\n1234\n')))).toEqual(['<oversized>', '1234']);
   });
 
@@ -39,7 +47,7 @@ describe('LineDecoder', () => {
   });
 
   it('counts the cap in bytes, not characters', () => {
-    expect(lines(new LineDecoder(6).push(Buffer.from('"磁盘"\n')))).toEqual(['<oversized>']);  // 8 bytes
+    expect(lines(new LineDecoder(6).push(Buffer.from('"磁盘"\n')))).toEqual(['<oversized>']); // 8 bytes
     expect(lines(new LineDecoder(8).push(Buffer.from('"磁盘"\n')))).toEqual(['"磁盘"']);
   });
 

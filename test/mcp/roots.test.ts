@@ -11,10 +11,15 @@ import { MountTable, parseMountInfo } from '../../dist/probe/mountTable.js';
 import { announceSkip, bindMount, mountTmpfs, posixPathsSkipReason, rootSkipReason, type TestMount, tempDir } from '../helpers/system.js';
 
 const toolContext = (policy: RootPolicy) => ({ signal: new AbortController().signal, probeTimeout: 2000, roots: policy, progress() {}, log() {} });
-const refusalOf = (path: string, root: string) => ({ text: `EACCES: ${path}: outside the allowed roots (${root}); ask about a path under one of them`, isError: true });
+const refusalOf = (path: string, root: string) => ({
+  text: `EACCES: ${path}: outside the allowed roots (${root}); ask about a path under one of them`,
+  isError: true,
+});
 
 // The refusals name the root as the test spells it, which is its real path only where the temp dir is one (not macOS's /var → /private/var).
-const realTempSkipReason = posixPathsSkipReason ?? (realpathSync.native(tmpdir()) === tmpdir() ? undefined : `the temp dir ${tmpdir()} is not its real path (${realpathSync.native(tmpdir())})`);
+const realTempSkipReason =
+  posixPathsSkipReason ??
+  (realpathSync.native(tmpdir()) === tmpdir() ? undefined : `the temp dir ${tmpdir()} is not its real path (${realpathSync.native(tmpdir())})`);
 
 describe.skipIf(announceSkip('RootPolicy in a temp dir', realTempSkipReason))('RootPolicy with the disk_usage tool', () => {
   let base: string;
@@ -42,7 +47,14 @@ describe.skipIf(announceSkip('RootPolicy in a temp dir', realTempSkipReason))('R
   });
 
   it('refuses symlinks out of the root and ".." the same way as paths that do not exist', async () => {
-    const refused = [join(root, 'escape'), join(root, 'escape', 'secret'), join(root, '..', 'outside'), join(root, 'escape', 'missing'), join(base, 'outside', 'nope'), '/etc'];
+    const refused = [
+      join(root, 'escape'),
+      join(root, 'escape', 'secret'),
+      join(root, '..', 'outside'),
+      join(root, 'escape', 'missing'),
+      join(base, 'outside', 'nope'),
+      '/etc',
+    ];
     for (const path of refused) {
       const result = await call(path);
       expect(result).toEqual(refusalOf(path, root));
@@ -70,23 +82,26 @@ describe.skipIf(announceSkip('RootPolicy in a temp dir', realTempSkipReason))('R
     }
   });
 
-  it.skipIf(announceSkip('names that are not UTF-8', process.platform === 'linux' ? undefined : 'only Linux file systems take any bytes as a name'))('refuses a path whose real path is not valid UTF-8, even where its lossy string would lie in a root', async () => {
-    // Outside: a directory named by the byte 0xff. Inside the root: one named U+FFFD, the
-    // character a lossy decoding of 0xff gives, and a link to the 0xff directory.
-    const bytes = (text: string): Buffer => Buffer.from(text, 'utf8');
-    const parentBytes = Buffer.concat([bytes(base), bytes('/')]);
-    const invalid = Buffer.concat([parentBytes, Buffer.from([0xff])]);
-    mkdirSync(invalid);
-    const lookalikeRoot = join(base, '\ufffd');
-    mkdirSync(lookalikeRoot);
-    const lookalike = new RootPolicy([lookalikeRoot]);
-    symlinkSync(invalid, Buffer.concat([bytes(lookalikeRoot), bytes('/link')]));
-    const result = await diskUsageTool.call({ path: join(lookalikeRoot, 'link') }, toolContext(lookalike));
-    expect(result).toEqual(refusalOf(join(lookalikeRoot, 'link'), lookalikeRoot));
-    expect((await diskUsageTool.call({ path: lookalikeRoot }, toolContext(lookalike))).isError).toBeFalsy();
-    // A root whose real path is not UTF-8 is refused at startup.
-    expect(() => new RootPolicy([join(lookalikeRoot, 'link')])).toThrow('is not valid UTF-8');
-  });
+  it.skipIf(announceSkip('names that are not UTF-8', process.platform === 'linux' ? undefined : 'only Linux file systems take any bytes as a name'))(
+    'refuses a path whose real path is not valid UTF-8, even where its lossy string would lie in a root',
+    async () => {
+      // Outside: a directory named by the byte 0xff. Inside the root: one named U+FFFD, the
+      // character a lossy decoding of 0xff gives, and a link to the 0xff directory.
+      const bytes = (text: string): Buffer => Buffer.from(text, 'utf8');
+      const parentBytes = Buffer.concat([bytes(base), bytes('/')]);
+      const invalid = Buffer.concat([parentBytes, Buffer.from([0xff])]);
+      mkdirSync(invalid);
+      const lookalikeRoot = join(base, '\ufffd');
+      mkdirSync(lookalikeRoot);
+      const lookalike = new RootPolicy([lookalikeRoot]);
+      symlinkSync(invalid, Buffer.concat([bytes(lookalikeRoot), bytes('/link')]));
+      const result = await diskUsageTool.call({ path: join(lookalikeRoot, 'link') }, toolContext(lookalike));
+      expect(result).toEqual(refusalOf(join(lookalikeRoot, 'link'), lookalikeRoot));
+      expect((await diskUsageTool.call({ path: lookalikeRoot }, toolContext(lookalike))).isError).toBeFalsy();
+      // A root whose real path is not UTF-8 is refused at startup.
+      expect(() => new RootPolicy([join(lookalikeRoot, 'link')])).toThrow('is not valid UTF-8');
+    },
+  );
 
   it('answers an existing path and a missing one outside the roots identically', async () => {
     const existing = join(base, 'outside', 'secret');
@@ -105,11 +120,7 @@ describe('MountTable.source: where a path lies in its file system', () => {
   // mountinfo lines: id parent major:minor root mountPoint options - type source superOptions
   const table = new MountTable(
     parseMountInfo(
-      [
-        '1 0 8:1 / / rw - ext4 /dev/sda1 rw',
-        '2 1 8:1 /etc /data/etc rw - ext4 /dev/sda1 rw',
-        '3 1 0:40 / /data/tmp rw - tmpfs tmpfs rw',
-      ].join('\n'),
+      ['1 0 8:1 / / rw - ext4 /dev/sda1 rw', '2 1 8:1 /etc /data/etc rw - ext4 /dev/sda1 rw', '3 1 0:40 / /data/tmp rw - tmpfs tmpfs rw'].join('\n'),
     ),
   );
 
@@ -134,7 +145,7 @@ describe.skipIf(announceSkip('roots against real bind mounts', rootSkipReason))(
     rmSync(base, { recursive: true, force: true });
   });
 
-  it('refuses a bind mount of an outside directory inside a root, and allows mounts that are the root\'s own', async () => {
+  it("refuses a bind mount of an outside directory inside a root, and allows mounts that are the root's own", async () => {
     // Everything lives on one tmpfs, so its directories can be bound elsewhere on it.
     base = tempDir();
     mounts.push(mountTmpfs('size=8m', base));

@@ -21,7 +21,7 @@ const slowTool: Tool = {
       if (context.signal.aborted) throw context.signal.reason;
       await new Promise((resolve) => setTimeout(resolve, 5));
       context.progress(n, 3, `step ${n}`);
-      context.progress(n, 3);  // repeated: must not go out twice
+      context.progress(n, 3); // repeated: must not go out twice
     }
     context.log('debug', 'finished');
     return { text: 'three', structured: { n: 3 } };
@@ -50,7 +50,8 @@ function connect(logLevel: 'warning' | 'debug' = 'warning', tools: Tool[] = [slo
     await new Promise((resolve) => setImmediate(resolve));
     return out.find((message) => (message as { id?: number }).id === id) as Record<string, any>;
   };
-  const notify = (method: string, params?: unknown): void => dispatcher.handleLine(JSON.stringify({ jsonrpc: '2.0', method, ...(params !== undefined && { params }) }));
+  const notify = (method: string, params?: unknown): void =>
+    dispatcher.handleLine(JSON.stringify({ jsonrpc: '2.0', method, ...(params !== undefined && { params }) }));
   return { session, dispatcher, out, request, notify };
 }
 
@@ -73,7 +74,7 @@ describe('McpSession lifecycle', () => {
     expect((await request('initialize', { protocolVersion: '2025-06-18' })).error.code).toBe(-32600);
   });
 
-  it('negotiates: the client\'s version when supported, the latest otherwise, and needs one', async () => {
+  it("negotiates: the client's version when supported, the latest otherwise, and needs one", async () => {
     for (const [asked, answered] of [...PROTOCOL_VERSIONS.map((v) => [v, v]), ['1999-01-01', '2025-11-25'], ['2025-11-25-draft', '2025-11-25']]) {
       const { request } = connect();
       expect((await request('initialize', { protocolVersion: asked })).result.protocolVersion).toBe(answered);
@@ -190,7 +191,11 @@ describe('McpSession and deeply nested params (found by fuzzing)', () => {
     await dispatcher.idle();
     await new Promise((resolve) => setImmediate(resolve));
     expect(out.slice(mark)).toEqual(
-      cases.map(([method]) => ({ jsonrpc: '2.0', id: method, error: { code: -32600, message: 'Invalid Request: the message nests more than 1000 levels deep' } })),
+      cases.map(([method]) => ({
+        jsonrpc: '2.0',
+        id: method,
+        error: { code: -32600, message: 'Invalid Request: the message nests more than 1000 levels deep' },
+      })),
     );
   });
 });
@@ -208,7 +213,9 @@ describe.skipIf(announceSkip('McpSession resources, prompts and completion on /'
       });
     }
     const old = await ready('2024-11-05');
-    expect((await old.request('completion/complete', { ref: { type: 'ref/prompt', name: 'disk_report' }, argument: { name: 'path', value: '/' } })).error.code).toBe(-32601);
+    expect(
+      (await old.request('completion/complete', { ref: { type: 'ref/prompt', name: 'disk_report' }, argument: { name: 'path', value: '/' } })).error.code,
+    ).toBe(-32601);
   });
 
   it('pages resources/list with an opaque cursor, and refuses a made-up one', async () => {
@@ -242,7 +249,11 @@ describe.skipIf(announceSkip('McpSession resources, prompts and completion on /'
 
   it('renders disk_report, with or without a path, and refuses a relative one', async () => {
     const { request } = await ready('2025-06-18');
-    expect((await request('prompts/list')).result.prompts[0]).toMatchObject({ name: 'disk_report', title: 'Disk usage report', arguments: [{ name: 'path', required: false }] });
+    expect((await request('prompts/list')).result.prompts[0]).toMatchObject({
+      name: 'disk_report',
+      title: 'Disk usage report',
+      arguments: [{ name: 'path', required: false }],
+    });
     const focused = (await request('prompts/get', { name: 'disk_report', arguments: { path: '/var' } })).result;
     expect(focused.messages[0]).toMatchObject({ role: 'user', content: { type: 'text', text: expect.stringContaining('/var') } });
     expect((await request('prompts/get', { name: 'disk_report' })).result.messages[0].content.text).toContain('list_mounts');
@@ -250,15 +261,23 @@ describe.skipIf(announceSkip('McpSession resources, prompts and completion on /'
     expect((await request('prompts/get', { name: 'other' })).error.code).toBe(-32602);
   });
 
-  it.skipIf(announceSkip('completion of /us and /dev/s', linuxSkipReason))('completes paths from mount points and directories, for the prompt and the template', async () => {
-    const { request } = await ready('2025-11-25');
-    const prompt = await request('completion/complete', { ref: { type: 'ref/prompt', name: 'disk_report' }, argument: { name: 'path', value: '/us' } });
-    expect(prompt.result.completion).toEqual({ values: ['/usr'], total: 1, hasMore: false });
-    const template = await request('completion/complete', { ref: { type: 'ref/resource', uri: 'disk://usage/{+path}' }, argument: { name: 'path', value: '/dev/s' } });
-    expect(template.result.completion.values).toContain('/dev/shm');
-    const many = await request('completion/complete', { ref: { type: 'ref/prompt', name: 'disk_report' }, argument: { name: 'path', value: '/usr/share/' } });
-    expect(many.result.completion.values.length).toBeLessThanOrEqual(100);
-    expect(many.result.completion.hasMore).toBe(many.result.completion.total > 100);
-    expect((await request('completion/complete', { ref: { type: 'ref/prompt', name: 'disk_report' }, argument: { name: 'other', value: '' } })).error.code).toBe(-32602);
-  });
+  it.skipIf(announceSkip('completion of /us and /dev/s', linuxSkipReason))(
+    'completes paths from mount points and directories, for the prompt and the template',
+    async () => {
+      const { request } = await ready('2025-11-25');
+      const prompt = await request('completion/complete', { ref: { type: 'ref/prompt', name: 'disk_report' }, argument: { name: 'path', value: '/us' } });
+      expect(prompt.result.completion).toEqual({ values: ['/usr'], total: 1, hasMore: false });
+      const template = await request('completion/complete', {
+        ref: { type: 'ref/resource', uri: 'disk://usage/{+path}' },
+        argument: { name: 'path', value: '/dev/s' },
+      });
+      expect(template.result.completion.values).toContain('/dev/shm');
+      const many = await request('completion/complete', { ref: { type: 'ref/prompt', name: 'disk_report' }, argument: { name: 'path', value: '/usr/share/' } });
+      expect(many.result.completion.values.length).toBeLessThanOrEqual(100);
+      expect(many.result.completion.hasMore).toBe(many.result.completion.total > 100);
+      expect(
+        (await request('completion/complete', { ref: { type: 'ref/prompt', name: 'disk_report' }, argument: { name: 'other', value: '' } })).error.code,
+      ).toBe(-32602);
+    },
+  );
 });

@@ -80,7 +80,7 @@ async function main() {
   const api = await import(pathToFileURL(join(root, 'dist/index.js')).href);
   const require = createRequire(join(root, 'package.json'));
   const addonPath = require('node-gyp-build').path(root);
-  const raw = require(addonPath);  // the same instance the public API uses (require's cache)
+  const raw = require(addonPath); // the same instance the public API uses (require's cache)
   check(api.backend === 'native', `backend is native (${api.backend})`);
   check(addonPath.startsWith(root), `the instrumented addon is the one loaded (${addonPath})`);
   check(readFileSync('/proc/self/maps', 'utf8').includes(addonPath), 'the instrumented addon is mapped');
@@ -170,7 +170,10 @@ async function main() {
   log(`raw ENAMETOOLONG boundary: ${notes.length} paths over 4095 bytes probed as a shorter prefix`);
   if (typeof raw.statBeneath === 'function') {
     // Probes beneath an open mount root: every mount's id, good and bad relative paths.
-    const table = readFileSync('/proc/self/mountinfo', 'utf8').trim().split('\n').map((line) => line.split(' '));
+    const table = readFileSync('/proc/self/mountinfo', 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => line.split(' '));
     const ids = table.map((fields) => [Number(fields[0]), fields[4].replace(/\\040/g, ' ')]);
     const rootId = ids.find(([, mountPoint]) => mountPoint === '/')?.[0] ?? 0;
     let answered = 0;
@@ -185,7 +188,11 @@ async function main() {
     raw.statBeneath('/nonexistent', 999999, '');
     raw.statBeneath('/', 123456789, 'tmp');
     raw.statBeneath('/tmp\0/x', rootId, 'a\0b');
-    for (const bad of [[42, rootId, ''], ['/', 'id', ''], ['/', rootId, 42]]) {
+    for (const bad of [
+      [42, rootId, ''],
+      ['/', 'id', ''],
+      ['/', rootId, 42],
+    ]) {
       try {
         raw.statBeneath(...bad);
       } catch {
@@ -271,7 +278,10 @@ async function main() {
     expectCode(() => api.diskUsageSync(dead, { timeout: 200 }), 'ETIMEDOUT', 'diskUsageSync of a stuck mount fails fast');
     await api.diskUsage(dead, { timeout: 200 }).catch((error) => check(error.code === 'ETIMEDOUT', 'diskUsage of a stuck mount fails fast'));
     check(api.stuckMounts().includes(dead), 'stuckMounts() names the dead mount');
-    check(events.some((event) => event.type === 'stuck'), 'a stuck event was sent');
+    check(
+      events.some((event) => event.type === 'stuck'),
+      'a stuck event was sent',
+    );
   }
 
   // ------------------------------------------------ workers: own instances, raw binding, teardown
@@ -292,7 +302,10 @@ async function main() {
   const finished = await runWorker({ mode: 'finish' });
   check(finished.ok, `a worker drives the raw binding and ends (${finished.error ?? finished.failures ?? ''})`);
   const parallel = await Promise.all([runWorker({ mode: 'finish' }), runWorker({ mode: 'finish' })]);
-  check(parallel.every((report) => report.ok), `two workers at once (${parallel.map((report) => report.error ?? report.failures ?? '').join(' | ')})`);
+  check(
+    parallel.every((report) => report.ok),
+    `two workers at once (${parallel.map((report) => report.error ?? report.failures ?? '').join(' | ')})`,
+  );
   for (const delay of [0, 5, 40]) {
     const terminated = await runWorker({ mode: 'terminate' }, delay);
     check(terminated.code === 1 || terminated.ok, `a worker terminated ${delay} ms into its probes`);
@@ -304,10 +317,13 @@ async function main() {
 
   // ------------------------------------------------ the dead mount answers again
   if (dead !== undefined && deadPid !== undefined) {
-    process.kill(deadPid, 'SIGKILL');  // every call stuck on it returns (ENOTCONN)
+    process.kill(deadPid, 'SIGKILL'); // every call stuck on it returns (ENOTCONN)
     const until = performance.now() + 10000;
     while (!events.some((event) => event.type === 'recovered') && performance.now() < until) await sleep(20);
-    check(events.some((event) => event.type === 'recovered'), 'the dead mount is reported as recovered');
+    check(
+      events.some((event) => event.type === 'recovered'),
+      'the dead mount is reported as recovered',
+    );
     check(!api.stuckMounts().includes(dead), 'stuckMounts() no longer names it');
     await api.diskUsage(dead, { timeout: 500 }).catch(() => {});
   }

@@ -81,7 +81,7 @@ if (mode === 'finish') {
   }
   check(![900001, 900002, 900003].some((id) => raw.pending(id)), 'probes before any callback are answered');
   raw.setCallback(() => check(false, 'the replaced callback is never called'));
-  raw.setCallback(onAnswer);  // replaces (and releases) the first
+  raw.setCallback(onAnswer); // replaces (and releases) the first
   raw.unref();
   raw.ref();
   raw.unref();
@@ -129,9 +129,17 @@ if (mode === 'finish') {
   const [treeMount, treeMountId] = mountOf(tree);
   const procLink = linkTo('proc-link', '/proc');
   check(raw.statSyncTimeout(procLink, 11, 700001, 5000, true, treeMount, treeMountId, 12) === 0, 'statSyncTimeout with an off-mount check answers');
-  check(raw.statSyncTimeout(join(tree, 'file'), 11, 700002, 5000, true, treeMount, treeMountId, 12) === 0, 'statSyncTimeout of a path that stays on its mount answers');
+  check(
+    raw.statSyncTimeout(join(tree, 'file'), 11, 700002, 5000, true, treeMount, treeMountId, 12) === 0,
+    'statSyncTimeout of a path that stays on its mount answers',
+  );
   for (const path of [procLink, join(procLink, 'self'), tree, join(tree, 'file'), '/nonexistent/x', overlong, '/tmp/\uD800']) {
-    for (const [mountPoint, mountId] of [[treeMount, treeMountId], ['/', 0], ['/nonexistent', 1], [treeMount + '/', treeMountId]]) {
+    for (const [mountPoint, mountId] of [
+      [treeMount, treeMountId],
+      ['/', 0],
+      ['/nonexistent', 1],
+      [treeMount + '/', treeMountId],
+    ]) {
       raw.statAsync(path, 11 + (id % 3), id, id % 2 === 0, mountPoint, mountId, 14);
       ids.push(id++);
     }
@@ -182,7 +190,7 @@ if (mode === 'finish') {
   for (const status of statuses) check([0, ENOENT, 20, ENAMETOOLONG, ECANCELED].includes(status), `status ${status} is expected`);
   check(!ids.some((i) => raw.pending(i)), 'nothing is pending once answered');
   check(![990001, 990002, 990003, 990004, 990005].some((i) => answers.has(i)), 'refused batches queue nothing');
-  await new Promise((resolve) => setTimeout(resolve, 50));  // answers of misused calls that were queued after all
+  await new Promise((resolve) => setTimeout(resolve, 50)); // answers of misused calls that were queued after all
   raw.unref();
   parentPort.postMessage({ ok: failures === 0, failures: problems.slice(0, 5).join('; ') });
 } else if (mode === 'terminate') {
@@ -226,9 +234,9 @@ if (mode === 'finish') {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     check(raw.pendingOffMount(4), 'a symlink into the dead mount is moved off its mount, and stuck there');
-    check(answers.get(5) === 0, 'its mount\'s lane answers meanwhile');
+    check(answers.get(5) === 0, "its mount's lane answers meanwhile");
     check(!raw.pendingOffMount(5) && !raw.pendingOffMount(2), 'only the moved probe is pending off its mount');
   }
-  raw.ref();  // keeps the worker alive until it is terminated
+  raw.ref(); // keeps the worker alive until it is terminated
   parentPort.postMessage({ ready: true, ok: failures === 0, error: problems.join('; ') });
 }

@@ -95,7 +95,7 @@ describe.skipIf(announceSkip(`the API contract (${expected})`, posixPathsSkipRea
   it('probes a path again on every call: one removed since gives ENOENT, not what the last call learned', async () => {
     const gone = join(dir, 'soon-gone');
     mkdirSync(gone);
-    for (let i = 0; i < 3; i++) expect(diskUsageSync(gone).path).toBe(gone);  // learned, then the quick way
+    for (let i = 0; i < 3; i++) expect(diskUsageSync(gone).path).toBe(gone); // learned, then the quick way
     rmSync(gone, { recursive: true });
     expect(() => diskUsageSync(gone)).toThrow(expect.objectContaining({ code: 'ENOENT', path: gone }));
     await expect(diskUsage(gone)).rejects.toMatchObject({ code: 'ENOENT', path: gone });
@@ -105,11 +105,15 @@ describe.skipIf(announceSkip(`the API contract (${expected})`, posixPathsSkipRea
     const shm = '/dev/shm';
     symlinkSync(shm, join(dir, 'shm-link'));
     try {
-      const viaLink = `${dir}/shm-link/..`;  // the kernel: /dev, not `dir` (join() would normalize it away)
+      const viaLink = `${dir}/shm-link/..`; // the kernel: /dev, not `dir` (join() would normalize it away)
       const node = statfsSync(viaLink, { bigint: true });
-      for (const usage of [diskUsageSync(viaLink, { bigint: true }), await diskUsage(viaLink, { bigint: true }), diskUsageSync(viaLink, { bigint: true, timeout: 5000 })]) {
+      for (const usage of [
+        diskUsageSync(viaLink, { bigint: true }),
+        await diskUsage(viaLink, { bigint: true }),
+        diskUsageSync(viaLink, { bigint: true, timeout: 5000 }),
+      ]) {
         expect(usage.total).toBe(node.blocks * node.bsize);
-        expect(usage.mountPoint).toBe(diskUsageSync(realpathSync.native(viaLink)).mountPoint);  // the kernel's answer: fs.realpathSync would drop the ".." by name first
+        expect(usage.mountPoint).toBe(diskUsageSync(realpathSync.native(viaLink)).mountPoint); // the kernel's answer: fs.realpathSync would drop the ".." by name first
       }
       const start = process.cwd();
       try {
@@ -122,7 +126,11 @@ describe.skipIf(announceSkip(`the API contract (${expected})`, posixPathsSkipRea
     } finally {
       rmSync(join(dir, 'shm-link'));
     }
-    for (const [path, code] of [[`${join(dir, 'file')}/`, 'ENOTDIR'], [`${dir}/file/..`, 'ENOTDIR'], [`${dir}/missing/..`, 'ENOENT']] as const) {
+    for (const [path, code] of [
+      [`${join(dir, 'file')}/`, 'ENOTDIR'],
+      [`${dir}/file/..`, 'ENOTDIR'],
+      [`${dir}/missing/..`, 'ENOENT'],
+    ] as const) {
       // Named as written, as fs names them: not as the directory they are by name.
       expect(() => statfsSync(path)).toThrow(expect.objectContaining({ code, path }));
       expect(() => diskUsageSync(path)).toThrow(expect.objectContaining({ code, path, message: expect.stringContaining(`'${path}'`) }));
@@ -159,17 +167,20 @@ describe.skipIf(announceSkip(`the API contract (${expected})`, posixPathsSkipRea
     expect(() => diskUsageSync('/tmp/\ud83d\ude00-missing')).toThrow(expect.objectContaining({ code: 'ENOENT' }));
   });
 
-  it.skipIf(announceSkip('PATH_MAX of 4096 bytes', process.platform === 'linux' ? undefined : 'Linux\'s PATH_MAX'))('refuses a path of PATH_MAX bytes or more with ENAMETOOLONG before any lookup, as the kernel would', async () => {
-    const syscall = backend === 'native' ? 'statvfs' : 'statfs';
-    const atLimit = `/${'x'.repeat(4095)}`;
-    const huge = `/${'y/'.repeat(2 ** 20)}`;
-    for (const path of [atLimit, huge, `/${'é'.repeat(2048)}`]) {
-      expect(() => diskUsageSync(path)).toThrow(expect.objectContaining({ code: 'ENAMETOOLONG', syscall, path }));
-      await expect(diskUsage(path)).rejects.toMatchObject({ code: 'ENAMETOOLONG', syscall });
-    }
-    // One byte less reaches the file system, which has its own limit per name (NAME_MAX).
-    expect(() => diskUsageSync(`/tmp/${'x/'.repeat(2044)}`)).toThrow(expect.objectContaining({ code: 'ENOENT' }));
-  });
+  it.skipIf(announceSkip('PATH_MAX of 4096 bytes', process.platform === 'linux' ? undefined : "Linux's PATH_MAX"))(
+    'refuses a path of PATH_MAX bytes or more with ENAMETOOLONG before any lookup, as the kernel would',
+    async () => {
+      const syscall = backend === 'native' ? 'statvfs' : 'statfs';
+      const atLimit = `/${'x'.repeat(4095)}`;
+      const huge = `/${'y/'.repeat(2 ** 20)}`;
+      for (const path of [atLimit, huge, `/${'é'.repeat(2048)}`]) {
+        expect(() => diskUsageSync(path)).toThrow(expect.objectContaining({ code: 'ENAMETOOLONG', syscall, path }));
+        await expect(diskUsage(path)).rejects.toMatchObject({ code: 'ENAMETOOLONG', syscall });
+      }
+      // One byte less reaches the file system, which has its own limit per name (NAME_MAX).
+      expect(() => diskUsageSync(`/tmp/${'x/'.repeat(2044)}`)).toThrow(expect.objectContaining({ code: 'ENOENT' }));
+    },
+  );
 
   it('rejects bad options clearly', async () => {
     for (const timeout of [0, -1, NaN, 2 ** 31]) {
@@ -221,21 +232,24 @@ describe.skipIf(announceSkip(`the API contract (${expected})`, posixPathsSkipRea
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 
-  it.skipIf(announceSkip('/proc/self paths', process.platform === 'linux' && existsSync('/dev/shm') ? undefined : 'needs Linux and /dev/shm'))('answers /proc/self, /dev/fd and /dev/stdin for this process, not a helper', async () => {
-    // The fallback probes in helper processes, where these would name the helper.
-    const file = join('/dev/shm', `diskprobe-self-${process.pid}`);
-    const fd = openSync(file, 'w');
-    try {
-      for (const path of [`/proc/self/fd/${fd}`, `/dev/fd/${fd}`]) {
-        expect((await diskUsage(path)).mountPoint).toBe('/dev/shm');
-        expect(diskUsageSync(path, { timeout: 5000 }).mountPoint).toBe('/dev/shm');
-        expect(diskUsageSync(path).mountPoint).toBe('/dev/shm');
+  it.skipIf(announceSkip('/proc/self paths', process.platform === 'linux' && existsSync('/dev/shm') ? undefined : 'needs Linux and /dev/shm'))(
+    'answers /proc/self, /dev/fd and /dev/stdin for this process, not a helper',
+    async () => {
+      // The fallback probes in helper processes, where these would name the helper.
+      const file = join('/dev/shm', `diskprobe-self-${process.pid}`);
+      const fd = openSync(file, 'w');
+      try {
+        for (const path of [`/proc/self/fd/${fd}`, `/dev/fd/${fd}`]) {
+          expect((await diskUsage(path)).mountPoint).toBe('/dev/shm');
+          expect(diskUsageSync(path, { timeout: 5000 }).mountPoint).toBe('/dev/shm');
+          expect(diskUsageSync(path).mountPoint).toBe('/dev/shm');
+        }
+      } finally {
+        closeSync(fd);
+        rmSync(file);
       }
-    } finally {
-      closeSync(fd);
-      rmSync(file);
-    }
-  });
+    },
+  );
 
   it('takes null options as none', async () => {
     expect(diskUsageSync('/', null).mountPoint).toBe('/');
@@ -275,22 +289,25 @@ describe.skipIf(announceSkip(`the API contract (${expected})`, posixPathsSkipRea
     await expect(diskUsage(long)).rejects.toMatchObject({ code: 'ENAMETOOLONG' });
   });
 
-  it.skipIf(announceSkip(`EACCES as uid 65534 (${expected})`, isRoot ? undefined : 'needs root to run a probe as another user'))('reports EACCES for a path the caller may not search', () => {
-    const locked = join(dir, 'locked');
-    mkdirSync(join(locked, 'inside'), { recursive: true });
-    chmodSync(locked, 0o700);
-    chmodSync(dir, 0o755);
-    // Root passes every permission check, so ask as nobody.
-    const script = `import('${join(projectRoot, 'dist/index.js')}').then(async (m) => {
+  it.skipIf(announceSkip(`EACCES as uid 65534 (${expected})`, isRoot ? undefined : 'needs root to run a probe as another user'))(
+    'reports EACCES for a path the caller may not search',
+    () => {
+      const locked = join(dir, 'locked');
+      mkdirSync(join(locked, 'inside'), { recursive: true });
+      chmodSync(locked, 0o700);
+      chmodSync(dir, 0o755);
+      // Root passes every permission check, so ask as nobody.
+      const script = `import('${join(projectRoot, 'dist/index.js')}').then(async (m) => {
       const out = [];
       try { m.diskUsageSync(process.argv[1]) } catch (e) { out.push(e.code) }
       await m.diskUsage(process.argv[1]).catch((e) => out.push(e.code));
       console.log(out.join(' '));
     })`;
-    const result = spawnSync(process.execPath, ['-e', script, join(locked, 'inside')], { uid: 65534, gid: 65534, encoding: 'utf8' });
-    expect(result.stderr).toBe('');
-    expect(result.stdout.trim()).toBe('EACCES EACCES');
-  });
+      const result = spawnSync(process.execPath, ['-e', script, join(locked, 'inside')], { uid: 65534, gid: 65534, encoding: 'utf8' });
+      expect(result.stderr).toBe('');
+      expect(result.stdout.trim()).toBe('EACCES EACCES');
+    },
+  );
 
   it('does not blame a healthy mount for a timeout shorter than a helper process takes to start', () => {
     // A fresh process: the fallback has no helper running yet, and starting one takes ~50 ms.
@@ -316,7 +333,8 @@ describe.skipIf(announceSkip(`the API contract (${expected})`, posixPathsSkipRea
     // A helper cut off before it started is killed, not left to run (or to hang on a dead mount).
     const deadline = Date.now() + 2000;
     let left = '';
-    while ((left = spawnSync('pgrep', ['-f', `statfsHelper.js --once ${dir}`], { encoding: 'utf8' }).stdout.trim()) !== '' && Date.now() < deadline) spawnSync('sleep', ['0.1']);
+    while ((left = spawnSync('pgrep', ['-f', `statfsHelper.js --once ${dir}`], { encoding: 'utf8' }).stdout.trim()) !== '' && Date.now() < deadline)
+      spawnSync('sleep', ['0.1']);
     expect(left).toBe('');
   });
 

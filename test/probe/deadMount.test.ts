@@ -16,9 +16,7 @@ const skip = announceSkip(`dead mount (${process.env.DISKPROBE_BACKEND})`, fuseS
 /** The processes `pid` started (Linux: /proc/PID/task/TID/children), or none once it is gone. */
 function childrenOf(pid: number): number[] {
   try {
-    return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
-      readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
-    );
+    return readdirSync(`/proc/${pid}/task`).flatMap((tid) => readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
   } catch {
     return [];
   }
@@ -144,12 +142,13 @@ describe.skipIf(skip)(`a dead mount on the ${process.env.DISKPROBE_BACKEND} back
       env: { ...process.env, UV_THREADPOOL_SIZE: '1', DISKPROBE_BACKEND: backendName },
       stdio: ['pipe', 'pipe', 'inherit'],
     });
-    child.stdin.on('error', () => {});  // it died early: its output and stderr tell why
+    child.stdin.on('error', () => {}); // it died early: its output and stderr tell why
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const line = async (index: number, within: number): Promise<string> => {
       const deadline = Date.now() + within;
-      while (output.split('\n').length <= index + 1) {  // not yet index + 1 whole lines
+      while (output.split('\n').length <= index + 1) {
+        // not yet index + 1 whole lines
         if (Date.now() > deadline) throw new Error(`the child printed ${JSON.stringify(output)} in ${within} ms, not line ${index + 1}`);
         await new Promise((r) => setTimeout(r, 20));
       }
@@ -164,7 +163,8 @@ describe.skipIf(skip)(`a dead mount on the ${process.env.DISKPROBE_BACKEND} back
       while (!(wchan = readFileSync(`/proc/${other.pid}/wchan`, 'utf8')).includes('pause') && wchan !== '0' && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 20));
       }
-      if (wchan === '0') await new Promise((r) => setTimeout(r, 1000));  // no wchan in this kernel: give the probes time instead
+      if (wchan === '0')
+        await new Promise((r) => setTimeout(r, 1000)); // no wchan in this kernel: give the probes time instead
       else expect(wchan, 'the child never probed the second dead mount').toContain('pause');
       child.stdin.write('go\n');
       const report = JSON.parse(await line(1, 20_000)) as Record<string, unknown>;
@@ -174,7 +174,7 @@ describe.skipIf(skip)(`a dead mount on the ${process.env.DISKPROBE_BACKEND} back
         readFile: { result: 'diskprobe' },
         stat: { result: true },
         diskUsage: { result: '/' },
-        settled: 0,  // all 8 stuck probes were still waiting
+        settled: 0, // all 8 stuck probes were still waiting
       });
       for (const call of ['readFile', 'stat', 'diskUsage']) expect((report[call] as { ms: number }).ms, call).toBeLessThan(1000);
     } finally {
@@ -212,85 +212,91 @@ describe.skipIf(skip)(`a dead mount on the ${process.env.DISKPROBE_BACKEND} back
       : process.platform !== 'linux'
         ? 'inline probes, which tell a path that leads off its mount, are Linux only'
         : undefined;
-  it.skipIf(announceSkip('a symlink into the dead mount', offMountSkip))('marks only the path stuck when a symlink on a mount that keeps its counts in memory leads into the dead one', async () => {
-    // The temp dir's file system answers statfs from memory (ext4, tmpfs, ...):
-    // a probe there hangs only where the path leads off it.
-    const dir = mkdtempSync(join(tmpdir(), 'diskprobe-link-'));
-    try {
-      const link = join(dir, 'link');
-      symlinkSync(dead.dir, link);
-      mkdirSync(join(dir, 'sub'));
-      writeFileSync(join(dir, 'file'), 'x');
-      const holder = (await diskUsage(dir)).mountPoint!;
-      const started = performance.now();
-      const stuck = diskUsage(link, { timeout: TIMEOUT });
-      // Queued behind the stuck probe in its mount's lane (".." keeps them off the inline path).
-      const behind = Array.from({ length: 4 }, () => diskUsage(join(dir, 'sub', '..', 'file'), { timeout: 10 * TIMEOUT }));
-      await expect(stuck).rejects.toMatchObject({ code: 'ETIMEDOUT', mountPoint: link, message: expect.stringContaining('which leads off its mount') });
-      for (const usage of await Promise.all(behind)) expect(usage.mountPoint).toBe(holder);
-      expect(performance.now() - started).toBeLessThan(3 * TIMEOUT);
-      expect(stuckMounts()).toContain(link);
-      expect(stuckMounts()).not.toContain(holder);
-      // The mount goes on answering, the link fails fast, and a sync probe of it is bounded.
-      expect(diskUsageSync(join(dir, 'sub')).mountPoint).toBe(holder);
-      expect((await diskUsage(join(dir, 'sub', '..'))).mountPoint).toBe(holder);
-      await expect(diskUsage(link, { timeout: 60_000 })).rejects.toMatchObject({ code: 'ETIMEDOUT' });
-      expect(() => diskUsageSync(link, { timeout: 60_000 })).toThrow(expect.objectContaining({ code: 'ETIMEDOUT' }));
-      // So do paths below it, without another thread each.
-      await expect(diskUsage(join(link, 'deeper', 'still'), { timeout: 60_000 })).rejects.toMatchObject({ code: 'ETIMEDOUT', mountPoint: link });
-      // A new link into it is not known to be stuck, but a mount is: a sync
-      // probe without a timeout gets the default one instead of hanging.
-      const fresh = join(dir, 'fresh-link');
-      symlinkSync(dead.dir, fresh);
-      const freshStarted = performance.now();
-      expect(() => diskUsageSync(fresh)).toThrow(expect.objectContaining({ code: 'ETIMEDOUT', message: expect.stringContaining('after 5000 ms') }));
-      expect(performance.now() - freshStarted).toBeLessThan(5000 + 2000);
-      expect(diskUsageSync(join(dir, 'file')).mountPoint).toBe(holder);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  it.skipIf(announceSkip('a symlink into the dead mount', offMountSkip))(
+    'marks only the path stuck when a symlink on a mount that keeps its counts in memory leads into the dead one',
+    async () => {
+      // The temp dir's file system answers statfs from memory (ext4, tmpfs, ...):
+      // a probe there hangs only where the path leads off it.
+      const dir = mkdtempSync(join(tmpdir(), 'diskprobe-link-'));
+      try {
+        const link = join(dir, 'link');
+        symlinkSync(dead.dir, link);
+        mkdirSync(join(dir, 'sub'));
+        writeFileSync(join(dir, 'file'), 'x');
+        const holder = (await diskUsage(dir)).mountPoint!;
+        const started = performance.now();
+        const stuck = diskUsage(link, { timeout: TIMEOUT });
+        // Queued behind the stuck probe in its mount's lane (".." keeps them off the inline path).
+        const behind = Array.from({ length: 4 }, () => diskUsage(join(dir, 'sub', '..', 'file'), { timeout: 10 * TIMEOUT }));
+        await expect(stuck).rejects.toMatchObject({ code: 'ETIMEDOUT', mountPoint: link, message: expect.stringContaining('which leads off its mount') });
+        for (const usage of await Promise.all(behind)) expect(usage.mountPoint).toBe(holder);
+        expect(performance.now() - started).toBeLessThan(3 * TIMEOUT);
+        expect(stuckMounts()).toContain(link);
+        expect(stuckMounts()).not.toContain(holder);
+        // The mount goes on answering, the link fails fast, and a sync probe of it is bounded.
+        expect(diskUsageSync(join(dir, 'sub')).mountPoint).toBe(holder);
+        expect((await diskUsage(join(dir, 'sub', '..'))).mountPoint).toBe(holder);
+        await expect(diskUsage(link, { timeout: 60_000 })).rejects.toMatchObject({ code: 'ETIMEDOUT' });
+        expect(() => diskUsageSync(link, { timeout: 60_000 })).toThrow(expect.objectContaining({ code: 'ETIMEDOUT' }));
+        // So do paths below it, without another thread each.
+        await expect(diskUsage(join(link, 'deeper', 'still'), { timeout: 60_000 })).rejects.toMatchObject({ code: 'ETIMEDOUT', mountPoint: link });
+        // A new link into it is not known to be stuck, but a mount is: a sync
+        // probe without a timeout gets the default one instead of hanging.
+        const fresh = join(dir, 'fresh-link');
+        symlinkSync(dead.dir, fresh);
+        const freshStarted = performance.now();
+        expect(() => diskUsageSync(fresh)).toThrow(expect.objectContaining({ code: 'ETIMEDOUT', message: expect.stringContaining('after 5000 ms') }));
+        expect(performance.now() - freshStarted).toBeLessThan(5000 + 2000);
+        expect(diskUsageSync(join(dir, 'file')).mountPoint).toBe(holder);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
-  it.skipIf(announceSkip('a cold symlink into the dead mount', offMountSkip ?? rootSkipReason))("marks only the path stuck when the symlink is not in the kernel's cache yet", async () => {
-    // A fresh mount of an ext4 image that already holds the links: nothing
-    // below its root is cached, so the inline probe cannot place them, and
-    // the addon's thread has to, before the probe follows them.
-    const disk = mountExt4(16, 0, (dir) => {
-      mkdirSync(join(dir, 'sub'));
-      writeFileSync(join(dir, 'sub', 'file'), 'x');
-      symlinkSync(dead.dir, join(dir, 'sub', 'link'));
-      symlinkSync(dead.dir, join(dir, 'sub', 'other-link'));
-    });
-    try {
-      const link = join(disk.dir, 'sub', 'link');
-      const stuck = diskUsage(link, { timeout: TIMEOUT });
-      const stuckAt = stuck.catch(() => performance.now());
-      // Queued after it in its mount's lane, and cold too: answered, not held up until their own timeout.
-      const behind = await Promise.all(Array.from({ length: 4 }, () => diskUsage(join(disk.dir, 'sub', 'file'), { timeout: 20 * TIMEOUT })));
-      const behindAt = performance.now();
-      for (const usage of behind) expect(usage.mountPoint).toBe(disk.dir);
-      expect(behindAt).toBeLessThan((await stuckAt) as number);
-      await expect(stuck).rejects.toMatchObject({ code: 'ETIMEDOUT', mountPoint: link, message: expect.stringContaining('which leads off its mount') });
-      expect(stuckMounts()).toContain(link);
-      expect(stuckMounts()).not.toContain(disk.dir);
-      expect((await diskUsage(disk.dir)).mountPoint).toBe(disk.dir);
-      // The link fails fast from now on, without another thread.
-      const again = performance.now();
-      await expect(diskUsage(link, { timeout: 60_000 })).rejects.toMatchObject({ code: 'ETIMEDOUT', mountPoint: link });
-      expect(() => diskUsageSync(link, { timeout: 60_000 })).toThrow(expect.objectContaining({ code: 'ETIMEDOUT' }));
-      expect(performance.now() - again).toBeLessThan(10_000);  // far below the 60 s a wait would take
-      // A synchronous probe with a timeout tells a cold link apart the same way.
-      const other = join(disk.dir, 'sub', 'other-link');
-      expect(() => diskUsageSync(other, { timeout: TIMEOUT })).toThrow(expect.objectContaining({ code: 'ETIMEDOUT', mountPoint: other }));
-      expect(stuckMounts()).not.toContain(disk.dir);
-      expect(diskUsageSync(join(disk.dir, 'sub', 'file'), { timeout: TIMEOUT }).mountPoint).toBe(disk.dir);
-    } finally {
-      disk.cleanup();
-    }
-  });
+  it.skipIf(announceSkip('a cold symlink into the dead mount', offMountSkip ?? rootSkipReason))(
+    "marks only the path stuck when the symlink is not in the kernel's cache yet",
+    async () => {
+      // A fresh mount of an ext4 image that already holds the links: nothing
+      // below its root is cached, so the inline probe cannot place them, and
+      // the addon's thread has to, before the probe follows them.
+      const disk = mountExt4(16, 0, (dir) => {
+        mkdirSync(join(dir, 'sub'));
+        writeFileSync(join(dir, 'sub', 'file'), 'x');
+        symlinkSync(dead.dir, join(dir, 'sub', 'link'));
+        symlinkSync(dead.dir, join(dir, 'sub', 'other-link'));
+      });
+      try {
+        const link = join(disk.dir, 'sub', 'link');
+        const stuck = diskUsage(link, { timeout: TIMEOUT });
+        const stuckAt = stuck.catch(() => performance.now());
+        // Queued after it in its mount's lane, and cold too: answered, not held up until their own timeout.
+        const behind = await Promise.all(Array.from({ length: 4 }, () => diskUsage(join(disk.dir, 'sub', 'file'), { timeout: 20 * TIMEOUT })));
+        const behindAt = performance.now();
+        for (const usage of behind) expect(usage.mountPoint).toBe(disk.dir);
+        expect(behindAt).toBeLessThan((await stuckAt) as number);
+        await expect(stuck).rejects.toMatchObject({ code: 'ETIMEDOUT', mountPoint: link, message: expect.stringContaining('which leads off its mount') });
+        expect(stuckMounts()).toContain(link);
+        expect(stuckMounts()).not.toContain(disk.dir);
+        expect((await diskUsage(disk.dir)).mountPoint).toBe(disk.dir);
+        // The link fails fast from now on, without another thread.
+        const again = performance.now();
+        await expect(diskUsage(link, { timeout: 60_000 })).rejects.toMatchObject({ code: 'ETIMEDOUT', mountPoint: link });
+        expect(() => diskUsageSync(link, { timeout: 60_000 })).toThrow(expect.objectContaining({ code: 'ETIMEDOUT' }));
+        expect(performance.now() - again).toBeLessThan(10_000); // far below the 60 s a wait would take
+        // A synchronous probe with a timeout tells a cold link apart the same way.
+        const other = join(disk.dir, 'sub', 'other-link');
+        expect(() => diskUsageSync(other, { timeout: TIMEOUT })).toThrow(expect.objectContaining({ code: 'ETIMEDOUT', mountPoint: other }));
+        expect(stuckMounts()).not.toContain(disk.dir);
+        expect(diskUsageSync(join(disk.dir, 'sub', 'file'), { timeout: TIMEOUT }).mountPoint).toBe(disk.dir);
+      } finally {
+        disk.cleanup();
+      }
+    },
+  );
 
   it('is healthy again once the mount answers', async () => {
-    dead.cleanup();  // the daemon dies: stuck calls return ENOTCONN
+    dead.cleanup(); // the daemon dies: stuck calls return ENOTCONN
     const deadline = Date.now() + 10_000;
     let error: NodeJS.ErrnoException | undefined;
     do {

@@ -4,7 +4,19 @@ import { statfsSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { announceSkip, df, type FuseMount, fuseSkipReason, mountExt4, mountFuse, mountTmpfs, rootSkipReason, statFs, type TestMount, tempDir } from '../helpers/system.js';
+import {
+  announceSkip,
+  df,
+  type FuseMount,
+  fuseSkipReason,
+  mountExt4,
+  mountFuse,
+  mountTmpfs,
+  rootSkipReason,
+  statFs,
+  type TestMount,
+  tempDir,
+} from '../helpers/system.js';
 import { backend, type DiskUsage, diskUsage, diskUsageSync } from '../lib.js';
 
 const mounts: TestMount[] = [];
@@ -64,7 +76,7 @@ describe.skipIf(announceSkip('exactness on real mounts', rootSkipReason))(`exact
     const k = kernel(ext4.dir);
     const row = df(ext4.dir);
     for (const usage of [diskUsageSync(ext4.dir, { bigint: true }), await diskUsage(ext4.dir, { bigint: true })]) {
-      expect(usage.free - usage.available).toBeGreaterThan(0n);  // the reserve is real
+      expect(usage.free - usage.available).toBeGreaterThan(0n); // the reserve is real
       expectKernelCounts(usage, k);
       expectDfRow(usage, row);
       expect(usage.fsType).toBe('ext4');
@@ -98,7 +110,7 @@ describe.skipIf(announceSkip('exactness on real mounts', rootSkipReason))(`exact
     expect(k.total).toBe(2n * 1024n * 1024n);
     for (const path of [dir, link]) {
       for (const usage of [diskUsageSync(path, { bigint: true }), await diskUsage(path, { bigint: true })]) {
-        expect(usage.mountPoint).toBe(dir);  // mountinfo's \040 and \011 decoded, UTF-8 intact
+        expect(usage.mountPoint).toBe(dir); // mountinfo's \040 and \011 decoded, UTF-8 intact
         expect(usage.fsType).toBe('tmpfs');
         expectKernelCounts(usage, k);
         expectDfRow(usage, row);
@@ -106,7 +118,7 @@ describe.skipIf(announceSkip('exactness on real mounts', rootSkipReason))(`exact
     }
   });
 
-  it('rounds usedPercent up to exactly df\'s Use% on every mount here', () => {
+  it("rounds usedPercent up to exactly df's Use% on every mount here", () => {
     for (const path of ['/', '/dev/shm', ...mounts.map((m) => m.dir)]) {
       expect(`${Math.ceil(diskUsageSync(path).usedPercent)}%`, path).toBe(df(path).percent.replace('-', '0%').replace('0%%', '0%'));
     }
@@ -136,7 +148,7 @@ describe.skipIf(announceSkip('FUSE odd block size', fuseSkipReason))(`f_frsize �
       }
     });
   } else {
-    it('inherits Node 20\'s f_bsize error, as the README documents', async () => {
+    it("inherits Node 20's f_bsize error, as the README documents", async () => {
       // Node's StatFs has no f_frsize: blocks × f_bsize is 16× too large here.
       expect(statfsSync(odd.dir).bsize).toBe(65536);
       const usage = await diskUsage(odd.dir, { bigint: true });

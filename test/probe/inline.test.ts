@@ -11,7 +11,7 @@ import { announceSkip, mountExt4, mountTmpfs, rootSkipReason, type TestMount, te
 import { backend, diskUsage, diskUsageSync } from '../lib.js';
 
 const inlineSkipReason =
-  process.platform !== 'linux' ? 'inline probes are Linux only' : backend !== 'native' ? 'inline probes are the native backend\'s' : rootSkipReason;
+  process.platform !== 'linux' ? 'inline probes are Linux only' : backend !== 'native' ? "inline probes are the native backend's" : rootSkipReason;
 
 /**
  * Whether `probe` settles within a few microtasks, that is without a trip
@@ -39,7 +39,7 @@ describe.skipIf(announceSkip(`inline probes (${backend})`, inlineSkipReason))('i
     const disk = mountTmpfs('size=5m,nr_inodes=500');
     mounts.push(disk);
     writeFileSync(join(disk.dir, 'file'), 'x'.repeat(10_000));
-    await diskUsage(disk.dir);  // warms the kernel's cache, if it was not
+    await diskUsage(disk.dir); // warms the kernel's cache, if it was not
     expect(await settlesInline(() => diskUsage(join(disk.dir, 'file')))).toBe(true);
     const inline = await diskUsage(join(disk.dir, 'file'), { bigint: true });
     const direct = diskUsageSync(join(disk.dir, 'file'), { bigint: true });
@@ -61,7 +61,8 @@ describe.skipIf(announceSkip(`inline probes (${backend})`, inlineSkipReason))('i
     symlinkSync(there.dir, join(here.dir, 'away'));
     symlinkSync('/', join(here.dir, 'root'));
     await diskUsage(here.dir);
-    for (let round = 0; round < 2; round++) {  // the second round finds everything cached
+    for (let round = 0; round < 2; round++) {
+      // the second round finds everything cached
       expect((await diskUsage(join(here.dir, 'away'))).mountPoint).toBe(there.dir);
       expect((await diskUsage(join(here.dir, 'away'))).total).toBe(7 * 1024 * 1024);
       expect((await diskUsage(join(here.dir, 'root'))).mountPoint).toBe('/');
@@ -77,8 +78,8 @@ describe.skipIf(announceSkip(`inline probes (${backend})`, inlineSkipReason))('i
       mkdirSync(join(dir, 'sub'));
       writeFileSync(join(dir, 'sub', 'file'), 'x');
       for (const name of ['away', 'away-sync', 'root']) symlinkSync(name === 'root' ? '/' : there.dir, join(dir, 'sub', name));
-      symlinkSync('file', join(dir, 'sub', 'inside'));  // a link that stays on the mount
-      symlinkSync(join(dir, 'sub'), join(dir, 'absolute-inside'));  // likewise, by an absolute path
+      symlinkSync('file', join(dir, 'sub', 'inside')); // a link that stays on the mount
+      symlinkSync(join(dir, 'sub'), join(dir, 'absolute-inside')); // likewise, by an absolute path
     });
     mounts.push(cold);
     expect(await settlesInline(() => diskUsage(join(cold.dir, 'sub', 'file')))).toBe(false);

@@ -6,7 +6,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { announceSkip, bindMount, dfTargets, gnuDfSkipReason, linuxSkipReason, mountTmpfs, rootSkipReason, run, type TestMount, tempDir } from '../helpers/system.js';
+import {
+  announceSkip,
+  bindMount,
+  dfTargets,
+  gnuDfSkipReason,
+  linuxSkipReason,
+  mountTmpfs,
+  rootSkipReason,
+  run,
+  type TestMount,
+  tempDir,
+} from '../helpers/system.js';
 import { parseMountInfo } from '../../dist/probe/mountTable.js';
 import { backend, diskUsage, diskUsageSync, listMounts, type MountEvent, onMountEvent } from '../lib.js';
 

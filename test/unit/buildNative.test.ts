@@ -69,7 +69,7 @@ describe('build-native with PREBUILDS_ONLY', () => {
     expect(existsSync(join(dir, 'build', 'config.gypi'))).toBe(false);
   });
 
-  it.skipIf(announceSkip('build-native takes this platform\'s prebuild', noPrebuildHere))('takes the matching prebuild and ignores build/', () => {
+  it.skipIf(announceSkip("build-native takes this platform's prebuild", noPrebuildHere))('takes the matching prebuild and ignores build/', () => {
     const dir = packageCopy((prebuilds) => cpSync(join(projectRoot, 'prebuilds'), prebuilds, { recursive: true }));
     const result = buildNative(dir, '1');
     expect(result.stderr).toBe('');

@@ -34,7 +34,10 @@ function node(dir: string, args: string[]) {
 const probeBackend = "import('./dist/index.js').then((m) => console.log(m.backend, m.diskUsageSync('/').total > 0))";
 
 // Each run of node here gets a POSIX environment (PATH=/nonexistent, no SystemRoot) and a symlinked dependency.
-const posixInstall = process.platform === 'win32' ? 'runs node with a POSIX-only environment and a symlinked node_modules; on win32 the prebuild workflow\'s smoke step checks loading instead' : undefined;
+const posixInstall =
+  process.platform === 'win32'
+    ? "runs node with a POSIX-only environment and a symlinked node_modules; on win32 the prebuild workflow's smoke step checks loading instead"
+    : undefined;
 
 describe.skipIf(announceSkip('installing diskprobe', posixInstall))('installing diskprobe', () => {
   it('loads the prebuilt binary with no install script run', () => {
@@ -44,7 +47,12 @@ describe.skipIf(announceSkip('installing diskprobe', posixInstall))('installing 
     expect(result.stdout.trim()).toBe('native true');
   });
 
-  it.skipIf(announceSkip('install without a prebuild', `${process.platform}-${process.arch}` === 'linux-x64' ? undefined : `its expected message names linux-x64; this is ${process.platform}-${process.arch}`))('succeeds without a prebuild or a compiler, and falls back to fs.statfs', () => {
+  it.skipIf(
+    announceSkip(
+      'install without a prebuild',
+      `${process.platform}-${process.arch}` === 'linux-x64' ? undefined : `its expected message names linux-x64; this is ${process.platform}-${process.arch}`,
+    ),
+  )('succeeds without a prebuild or a compiler, and falls back to fs.statfs', () => {
     const dir = installedCopy(false);
     const install = node(dir, ['scripts/install.cjs']);
     expect(install.status).toBe(0);

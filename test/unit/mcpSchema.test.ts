@@ -4,14 +4,7 @@
 // schemas' own.
 import { describe, expect, it } from 'vitest';
 
-import {
-  NULL_ID_PROBLEM,
-  PROTOCOL_VERSIONS,
-  type ProtocolVersion,
-  schemaSkipReason,
-  validateDefinition,
-  validateServerMessage,
-} from '../helpers/mcpSchema.js';
+import { NULL_ID_PROBLEM, PROTOCOL_VERSIONS, type ProtocolVersion, schemaSkipReason, validateDefinition, validateServerMessage } from '../helpers/mcpSchema.js';
 import { announceSkip } from '../helpers/system.js';
 
 const skip = announceSkip('MCP schema validator', schemaSkipReason);

@@ -48,51 +48,68 @@ describe('MountTable', () => {
     expect(table.containing(deviceKey(9, 9), '/x')).toBeUndefined();
   });
 
-  it('keeps df\'s set: no pseudo file systems, one mount per device, over-mounts collapsed', () => {
+  it("keeps df's set: no pseudo file systems, one mount per device, over-mounts collapsed", () => {
     expect(table.dfCandidates().map((e) => e.mountPoint)).toEqual(['/dev/shm', '/', '/mnt/my disk\ttab\\back', '/mnt/nfs']);
   });
 
   it("leaves out only df's dummy types, whatever their size, and lists every other file system (its size decides)", () => {
     const kinds = new MountTable(
-      parseMountInfo([
-        '1 0 8:1 / / rw - ext4 /dev/sda1 rw',
-        '2 1 0:5 / /proc rw - proc proc rw',
-        '3 1 0:6 / /sys rw - sysfs sysfs rw',
-        '4 1 0:7 / /dev/hugepages rw - hugetlbfs hugetlbfs rw,pagesize=2M',
-        '5 1 0:8 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw',
-        '6 1 0:9 / /dev/pts rw - devpts devpts rw',
-      ].join('\n')),
+      parseMountInfo(
+        [
+          '1 0 8:1 / / rw - ext4 /dev/sda1 rw',
+          '2 1 0:5 / /proc rw - proc proc rw',
+          '3 1 0:6 / /sys rw - sysfs sysfs rw',
+          '4 1 0:7 / /dev/hugepages rw - hugetlbfs hugetlbfs rw,pagesize=2M',
+          '5 1 0:8 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw',
+          '6 1 0:9 / /dev/pts rw - devpts devpts rw',
+        ].join('\n'),
+      ),
     );
     expect(kinds.dfCandidates().map((e) => e.mountPoint)).toEqual(['/', '/dev/hugepages', '/sys/fs/cgroup']);
   });
 
   it("puts a device's chosen mount where the device first appears, as df does", () => {
     const again = new MountTable(
-      parseMountInfo([
-        '1 0 8:1 / / rw - ext4 /dev/sda1 rw',
-        '2 1 7:0 / /m/ext rw - ext4 /dev/loop0 rw',
-        '3 1 0:40 / /m/tt rw - tmpfs tmpfs rw',
-        '4 1 7:0 / /m/e rw - ext4 /dev/loop0 rw',
-      ].join('\n')),
+      parseMountInfo(
+        [
+          '1 0 8:1 / / rw - ext4 /dev/sda1 rw',
+          '2 1 7:0 / /m/ext rw - ext4 /dev/loop0 rw',
+          '3 1 0:40 / /m/tt rw - tmpfs tmpfs rw',
+          '4 1 7:0 / /m/e rw - ext4 /dev/loop0 rw',
+        ].join('\n'),
+      ),
     );
     expect(again.dfCandidates().map((e) => e.mountPoint)).toEqual(['/', '/m/e', '/m/tt']);
   });
 
   it('counts a mount hidden by a later mount over a directory above it as that mount, as df (which stats) does', () => {
     const hidden = new MountTable(
-      parseMountInfo([
-        '1 0 8:1 / / rw - ext4 /dev/sda1 rw',
-        '2 1 0:41 / /hid/y rw - tmpfs hidA rw',
-        '3 1 0:42 / /hid rw - tmpfs hidB rw',  // mounted later, over /hid: /hid/y now shows hidB
-        '4 3 0:43 / /hid/z rw - tmpfs hidC rw',  // mounted on hidB: in view
-      ].join('\n')),
+      parseMountInfo(
+        [
+          '1 0 8:1 / / rw - ext4 /dev/sda1 rw',
+          '2 1 0:41 / /hid/y rw - tmpfs hidA rw',
+          '3 1 0:42 / /hid rw - tmpfs hidB rw', // mounted later, over /hid: /hid/y now shows hidB
+          '4 3 0:43 / /hid/z rw - tmpfs hidC rw', // mounted on hidB: in view
+        ].join('\n'),
+      ),
     );
-    expect(hidden.dfCandidates().map((e) => [e.mountPoint, e.device])).toEqual([['/', '/dev/sda1'], ['/hid', 'hidB'], ['/hid/z', 'hidC']]);
+    expect(hidden.dfCandidates().map((e) => [e.mountPoint, e.device])).toEqual([
+      ['/', '/dev/sda1'],
+      ['/hid', 'hidB'],
+      ['/hid/z', 'hidC'],
+    ]);
   });
 
   it('prefers a real device name and the mount nearest the root, as coreutils does', () => {
     const binds = new MountTable(
-      parseMountInfo(['1 0 8:1 /sub /deep/bind rw - ext4 /dev/sda1 rw', '2 0 8:1 / /top rw - ext4 /dev/sda1 rw', '3 0 0:9 / /x rw - tmpfs none rw', '4 0 0:9 / /y rw - tmpfs /dev/fake rw'].join('\n')),
+      parseMountInfo(
+        [
+          '1 0 8:1 /sub /deep/bind rw - ext4 /dev/sda1 rw',
+          '2 0 8:1 / /top rw - ext4 /dev/sda1 rw',
+          '3 0 0:9 / /x rw - tmpfs none rw',
+          '4 0 0:9 / /y rw - tmpfs /dev/fake rw',
+        ].join('\n'),
+      ),
     );
     expect(binds.dfCandidates().map((e) => e.mountPoint)).toEqual(['/top', '/y']);
   });

@@ -22,7 +22,7 @@ describe('usedPercent', () => {
     expect(usedPercent(1, 0)).toBe(100);
   });
 
-  it('rounds up to df\'s Use% even where the float quotient lands on an integer', () => {
+  it("rounds up to df's Use% even where the float quotient lands on an integer", () => {
     // 100 × used / whole just above an integer by less than a double's ulp.
     const whole = 2n ** 52n + 1n;
     const used = whole / 2n + 1n;

@@ -14,17 +14,16 @@ const manifest = JSON.parse(readFileSync(join(projectRoot, 'prebuilds', 'MANIFES
 
 describe('prebuilds/MANIFEST.json', () => {
   it('lists every prebuild directory, with the files in it', () => {
-    const targets = readdirSync(join(projectRoot, 'prebuilds'), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    const targets = readdirSync(join(projectRoot, 'prebuilds'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
     expect(Object.keys(manifest.prebuilds).sort()).toEqual(targets.sort());
     for (const [target, { files }] of Object.entries(manifest.prebuilds)) {
       for (const file of files) expect(existsSync(join(projectRoot, 'prebuilds', target, file)), `${target}/${file}`).toBe(true);
     }
   });
 
-  it.each(Object.keys(manifest.prebuilds))(
-    '%s was built from the native sources as they are now (else: npm run prebuild)',
-    (target) => {
-      expect(manifest.prebuilds[target]!.nativeSourcesSha256).toBe(nativeSourcesSha256());
-    },
-  );
+  it.each(Object.keys(manifest.prebuilds))('%s was built from the native sources as they are now (else: npm run prebuild)', (target) => {
+    expect(manifest.prebuilds[target]!.nativeSourcesSha256).toBe(nativeSourcesSha256());
+  });
 });

@@ -6,8 +6,37 @@ import { quoteName } from '../../dist/format/quoteName.js';
 import { announceSkip, gnuDfSkipReason } from '../helpers/system.js';
 
 const NAMES = [
-  '/plain/path', '/a,b%@+', '/a#b', '/~x', '/a]b', '/a}b', '/{', '/ü ber', '', '#x', '~x', '{', '/a b', '/a:b', '/a=b', '/a!b', '/a^b',
-  '/no?such', '/no*such', '/q"x', '/a\\b', '/a`b', "/it's", "/it's here", "/it's$x", '/no\nsuch', '\x1b[31m', '/tab\there', 'a\n\tb', '/\x7f', '/\u0085x',
+  '/plain/path',
+  '/a,b%@+',
+  '/a#b',
+  '/~x',
+  '/a]b',
+  '/a}b',
+  '/{',
+  '/ü ber',
+  '',
+  '#x',
+  '~x',
+  '{',
+  '/a b',
+  '/a:b',
+  '/a=b',
+  '/a!b',
+  '/a^b',
+  '/no?such',
+  '/no*such',
+  '/q"x',
+  '/a\\b',
+  '/a`b',
+  "/it's",
+  "/it's here",
+  "/it's$x",
+  '/no\nsuch',
+  '\x1b[31m',
+  '/tab\there',
+  'a\n\tb',
+  '/\x7f',
+  '/\u0085x',
 ];
 
 describe('quoteName', () => {
@@ -25,7 +54,10 @@ describe('quoteName', () => {
   it.skipIf(announceSkip('quoteName vs GNU df', gnuDfSkipReason))('quotes each name exactly as GNU df does in its "No such file or directory" line', () => {
     for (const name of NAMES) {
       const result = spawnSync('df', ['--', name], { encoding: 'utf8', env: { ...process.env, LC_ALL: 'C.UTF-8' } });
-      const quoted = result.stderr.split('\n')[0]!.replace(/^df: /, '').replace(/: No such file or directory$/, '');
+      const quoted = result.stderr
+        .split('\n')[0]!
+        .replace(/^df: /, '')
+        .replace(/: No such file or directory$/, '');
       expect(quoteName(name), JSON.stringify(name)).toBe(quoted);
     }
   });

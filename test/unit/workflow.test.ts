@@ -107,9 +107,13 @@ describe.skipIf(announceSkip('prebuild workflow', skipReason))('.github/workflow
     expect(gyp).toContain('-arch arm64');
     // Linux prebuilds are tagged with their libc, in images of the runner's own architecture.
     for (const instance of builds.filter((b) => RUNNERS[b.runsOn]?.platform === 'linux')) {
-      expect(instance.steps.some((step) => runs(step, /prebuildify .*--tag-libc/)), instance.id).toBe(true);
+      expect(
+        instance.steps.some((step) => runs(step, /prebuildify .*--tag-libc/)),
+        instance.id,
+      ).toBe(true);
       const images = instance.steps.map((step) => step.run ?? '').join('\n');
-      if (/manylinux/.test(images)) expect(images, instance.id).toContain(RUNNERS[instance.runsOn]!.arch === 'x64' ? 'manylinux_2_28_x86_64' : 'manylinux_2_28_aarch64');
+      if (/manylinux/.test(images))
+        expect(images, instance.id).toContain(RUNNERS[instance.runsOn]!.arch === 'x64' ? 'manylinux_2_28_x86_64' : 'manylinux_2_28_aarch64');
     }
   });
 
@@ -154,12 +158,18 @@ describe.skipIf(announceSkip('prebuild workflow', skipReason))('.github/workflow
     expect(new Set(uploads).size).toBe(builds.length);
 
     const merges = Object.entries(workflow.jobs).filter(([, job]) =>
-      job.steps.some((step) => step.uses?.startsWith('actions/download-artifact@') && step.with?.pattern === 'prebuild-*' && step.with?.['merge-multiple'] === true),
+      job.steps.some(
+        (step) => step.uses?.startsWith('actions/download-artifact@') && step.with?.pattern === 'prebuild-*' && step.with?.['merge-multiple'] === true,
+      ),
     );
     expect(merges).toHaveLength(1);
     const [mergeId, merge] = merges[0]!;
     const needs = typeof merge.needs === 'string' ? [merge.needs] : (merge.needs ?? []);
-    expect([...needs].sort()).toEqual(Object.keys(workflow.jobs).filter((id) => id !== mergeId).sort());
+    expect([...needs].sort()).toEqual(
+      Object.keys(workflow.jobs)
+        .filter((id) => id !== mergeId)
+        .sort(),
+    );
     expect(merge.steps.some((step) => step.uses?.startsWith('actions/upload-artifact@') && step.with?.name === 'prebuilds')).toBe(true);
   });
 
@@ -168,7 +178,8 @@ describe.skipIf(announceSkip('prebuild workflow', skipReason))('.github/workflow
     expect(uses.length).toBeGreaterThan(0);
     for (const action of uses) expect(action).toMatch(/^actions\/(checkout|setup-node|upload-artifact|download-artifact)@v\d+$/);
     for (const instance of instances) {
-      for (const step of instance.steps.filter((s) => s.uses?.startsWith('actions/setup-node@'))) expect(String(step.with?.['node-version'])).toMatch(/^20(\.|$)/);
+      for (const step of instance.steps.filter((s) => s.uses?.startsWith('actions/setup-node@')))
+        expect(String(step.with?.['node-version'])).toMatch(/^20(\.|$)/);
     }
   });
 });

@@ -68,4 +68,3 @@ export const listMountsTool: Tool = {
     return { text: lines.join('\n') || 'no file systems', structured: { mounts: entries } };
   },
 };
-
