@@ -2,8 +2,7 @@
 // it is tested on its own first: lines fed in as bytes, no server involved.
 import { describe, expect, it } from 'vitest';
 
-import { NULL_ID_PROBLEM, schemaSkipReason } from '../helpers/mcpSchema.js';
-import { announceSkip } from '../helpers/system.js';
+import { NULL_ID_PROBLEM } from '../helpers/mcpSchema.js';
 import { Transcript } from './transcript.js';
 
 const bytes = (text: string): Buffer => Buffer.from(text, 'utf8');
@@ -21,7 +20,7 @@ const initializeResult = (version: string) => ({
   result: { protocolVersion: version, capabilities: {}, serverInfo: { name: 'diskprobe', version: '0.1.0' } },
 });
 
-describe.skipIf(announceSkip('Transcript', schemaSkipReason))('Transcript', () => {
+describe('Transcript', () => {
   it('accepts valid lines however they are split, and checks results against the method they answer', () => {
     const transcript = new Transcript('2025-11-25');
     transcript.sent(line({ jsonrpc: '2.0', id: 'a', method: 'tools/call', params: { name: 'x' } }));

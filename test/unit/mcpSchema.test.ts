@@ -2,12 +2,13 @@
 // valid messages pass in every version, broken ones fail with a message that
 // points at the problem, and the differences between versions are the
 // schemas' own.
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 import { describe, expect, it } from 'vitest';
 
-import { NULL_ID_PROBLEM, PROTOCOL_VERSIONS, type ProtocolVersion, schemaSkipReason, validateDefinition, validateServerMessage } from '../helpers/mcpSchema.js';
-import { announceSkip } from '../helpers/system.js';
-
-const skip = announceSkip('MCP schema validator', schemaSkipReason);
+import { NULL_ID_PROBLEM, PROTOCOL_VERSIONS, type ProtocolVersion, schemaDir, validateDefinition, validateServerMessage } from '../helpers/mcpSchema.js';
 
 const initializeResult = (version: ProtocolVersion) => ({
   protocolVersion: version,
@@ -21,7 +22,30 @@ const toolResult = { content: [{ type: 'text', text: 'x' }], isError: true };
 // Version names are ISO dates, so they compare as strings.
 const since = (version: ProtocolVersion, first: ProtocolVersion) => version >= first;
 
-describe.skipIf(skip)('MCP schema validator', () => {
+describe('the vendored schemas', () => {
+  const sums = readFileSync(join(schemaDir, 'SHA256SUMS'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => line.split(/ +/) as [string, string]);
+
+  it('are every version the project names, as published: each file matches SHA256SUMS', () => {
+    const versions = readdirSync(schemaDir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+    expect(sums.map(([, file]) => file)).toEqual(versions.sort().map((version) => `${version}/schema.json`));
+    for (const version of PROTOCOL_VERSIONS) expect(versions).toContain(version);
+    for (const [sum, file] of sums) {
+      expect(
+        createHash('sha256')
+          .update(readFileSync(join(schemaDir, file)))
+          .digest('hex'),
+        file,
+      ).toBe(sum);
+    }
+  });
+});
+
+describe('MCP schema validator', () => {
   describe.each(PROTOCOL_VERSIONS)('%s', (version) => {
     describe('accepts valid server messages', () => {
       it('an initialize result', () => {
