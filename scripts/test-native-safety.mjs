@@ -28,10 +28,11 @@
 // --native builds from another copy of the sources (to try a fix without
 // touching native/); --scale multiplies the asynchronous workload.
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildFuseFixture, fuseMachineSkipReason, startFuseFixture } from '../test/fixtures/fusefix.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
 const scratch = join(root, 'test/.fixtures/native-safety');
@@ -200,39 +201,28 @@ function mountTmpfs(name) {
 }
 
 function fuseFixture() {
-  const source = resolve(root, '../shared/fixtures/fusefix.c');
   if (!isRoot) return { reason: 'not root' };
-  if (!existsSync('/dev/fuse')) return { reason: 'no /dev/fuse' };
-  if (!existsSync(source)) return { reason: `no FUSE fixture source at ${source}` };
-  const binary = join(scratch, 'fusefix');
-  if (!existsSync(binary)) {
-    const flags = spawnSync('pkg-config', ['fuse3', '--cflags', '--libs'], { encoding: 'utf8' });
-    if (flags.status !== 0) return { reason: 'libfuse3-dev is not installed' };
-    const built = spawnSync('cc', ['-O2', source, '-o', binary, ...flags.stdout.trim().split(/\s+/)], { encoding: 'utf8' });
-    if (built.status !== 0) return { reason: `the FUSE fixture did not build: ${built.stderr}` };
-  }
-  return { binary };
+  const reason = fuseMachineSkipReason();
+  if (reason) return { reason };
+  // The fixture ships with the repository: a build that fails throws, it is not a skip.
+  return { binary: buildFuseFixture(scratch) };
 }
 
 async function mountDead(name, binary) {
   const dir = join(scratch, 'mnt', name);
   mkdirSync(dir, { recursive: true });
-  const daemon = spawn(binary, ['hang', dir], { stdio: 'ignore' });
+  let pid;
   const cleanup = () => {
     try {
-      process.kill(daemon.pid, 'SIGKILL');
+      if (pid !== undefined) process.kill(pid, 'SIGKILL');
     } catch {
       // gone already: the driver kills it to see the mount answer again
     }
     spawnSync('umount', ['-l', dir]);
   };
   mounts.push({ cleanup });
-  const deadline = Date.now() + 5000;
-  while (!readFileSync('/proc/self/mountinfo', 'utf8').includes(` ${dir} `)) {
-    if (Date.now() > deadline) return undefined;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return { dir, pid: daemon.pid, cleanup };
+  pid = await startFuseFixture(binary, 'hang', dir);
+  return { dir, pid, cleanup };
 }
 
 // ------------------------------------------------------------------ reports
@@ -249,15 +239,17 @@ function parseSanitizer(text) {
   const records = [];
   let current;
   for (const line of text.split('\n')) {
-    let m;
-    if ((m = /ERROR: AddressSanitizer: ([\w-]+)/.exec(line))) {
-      current = { tool: 'asan', kind: m[1], bytes: 0, text: line };
+    const asan = /ERROR: AddressSanitizer: ([\w-]+)/.exec(line);
+    const lsan = asan ? null : /^(Direct|Indirect) leak of (\d+) byte/.exec(line);
+    const ubsan = asan || lsan ? null : /^(.*): runtime error: (.*)$/.exec(line);
+    if (asan) {
+      current = { tool: 'asan', kind: asan[1], bytes: 0, text: line };
       records.push(current);
-    } else if ((m = /^(Direct|Indirect) leak of (\d+) byte/.exec(line))) {
-      current = { tool: 'lsan', kind: `${m[1].toLowerCase()} leak`, bytes: Number(m[2]), text: line };
+    } else if (lsan) {
+      current = { tool: 'lsan', kind: `${lsan[1].toLowerCase()} leak`, bytes: Number(lsan[2]), text: line };
       records.push(current);
-    } else if ((m = /^(.*): runtime error: (.*)$/.exec(line))) {
-      current = { tool: 'ubsan', kind: `runtime error: ${m[2]}`, bytes: 0, text: line };
+    } else if (ubsan) {
+      current = { tool: 'ubsan', kind: `runtime error: ${ubsan[2]}`, bytes: 0, text: line };
       records.push(current);
     } else if (/^(SUMMARY|==\d+==)/.test(line)) {
       current = undefined;
@@ -431,7 +423,7 @@ for (const tool of tools) {
   if (dead) driverArgs.push('--dead', dead.dir, '--dead-pid', String(dead.pid));
   if (foreign.length) driverArgs.push('--no-probe-all');
   const { result, records } = await underTool(tool, `driver-${tool}`, driverArgs, tool === 'asan' ? 300000 : 600000);
-  const mine = attributor(addon, [nativeDir + '/', addonApiDir + '/']);
+  const mine = attributor(addon, [`${nativeDir}/`, `${addonApiDir}/`]);
   const attributable = records.filter((r) => mine(r.text));
   const errors = attributable.filter((r) => !isLeak(r) && !isReachable(r));
   const leaks = attributable.filter(isLeak);
@@ -499,7 +491,7 @@ for (const tool of tools) {
     300000,
     isRoot ? { uid: 65534, gid: 65534 } : {},
   );
-  const mine = records.filter((r) => attributor(addon, [nativeDir + '/', addonApiDir + '/'])(r.text) && !isReachable(r));
+  const mine = records.filter((r) => attributor(addon, [`${nativeDir}/`, `${addonApiDir}/`])(r.text) && !isReachable(r));
   const finished = result.signal === null && /driver: ok/.test(result.output);
   if (!finished)
     console.log(

@@ -1,15 +1,15 @@
-// Real mounts for tests: tmpfs, loop-mounted ext4, and the shared FUSE
-// fixture. Everything here needs root; `rootSkipReason` says why a test
+// Real mounts for tests: tmpfs, loop-mounted ext4, and the project's FUSE
+// fixture (test/fixtures/fusefix.c). Everything here needs root; `rootSkipReason` says why a test
 // cannot run, and callers skip with that reason printed.
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, unlinkSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { buildFuseFixture, fuseMachineSkipReason, startFuseFixture } from '../fixtures/fusefix.mjs';
+
 export const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
-const fixtureSource = resolve(projectRoot, '../shared/fixtures/fusefix.c');
-const fixtureBinary = join(projectRoot, 'test/.fixtures/fusefix');
 
 export const isRoot = process.getuid?.() === 0;
 
@@ -65,18 +65,12 @@ export const rootSkipReason: string | undefined =
         ? 'root without CAP_SYS_ADMIN (an unprivileged container): mount(2) is refused'
         : undefined);
 
-/** Why FUSE fixture tests cannot run here, or undefined when they can. */
-export const fuseSkipReason: string | undefined =
-  rootSkipReason ??
-  (!existsSync('/dev/fuse')
-    ? 'no /dev/fuse'
-    : !existsSync(fixtureSource)
-      ? `the FUSE fixture source is missing (${fixtureSource})`
-      : spawnSync('pkg-config', ['--exists', 'fuse3']).status !== 0
-        ? 'libfuse3-dev is not installed (apt-get install libfuse3-dev fuse3 pkg-config)'
-        : !existsSync(fixtureBinary) && !has('cc')
-          ? 'no C compiler (cc) to build the FUSE fixture (apt-get install gcc)'
-          : undefined);
+/**
+ * Why FUSE fixture tests cannot run here, or undefined when they can: only
+ * what the machine lacks. The fixture itself ships with the repository, so
+ * failing to build or start it fails the test (mountFuse throws).
+ */
+export const fuseSkipReason: string | undefined = rootSkipReason ?? fuseMachineSkipReason();
 
 /** Prints why a suite is skipped, so a skip is never silent. */
 export function announceSkip(suite: string, reason: string | undefined): boolean {
@@ -197,15 +191,6 @@ export function bindMount(source: string, target: string): TestMount {
   return { dir: target, cleanup: () => unmount(target) };
 }
 
-function buildFixture(): string {
-  if (!existsSync(fixtureBinary)) {
-    mkdirSync(join(projectRoot, 'test/.fixtures'), { recursive: true });
-    const flags = run('pkg-config', ['fuse3', '--cflags', '--libs']).trim().split(/\s+/);
-    run('cc', ['-O2', '-Wall', fixtureSource, '-o', fixtureBinary, ...flags]);
-  }
-  return fixtureBinary;
-}
-
 /** A running fusefix daemon. `cleanup` SIGKILLs it by pid, which frees every call stuck on it. */
 export interface FuseMount extends TestMount {
   readonly pid: number;
@@ -225,17 +210,13 @@ process.on('exit', () => {
 });
 
 export async function mountFuse(mode: 'odd' | 'hang'): Promise<FuseMount> {
-  const binary = buildFixture();
+  const binary = buildFuseFixture(join(projectRoot, 'test/.fixtures'));
   const dir = tempDir(`diskprobe-${mode}-`);
-  const daemon = spawn(binary, [mode, dir], { stdio: 'ignore', detached: false });
-  const pid = daemon.pid!;
+  const pid = await startFuseFixture(binary, mode, dir).catch((error: unknown) => {
+    unmount(dir); // it may have mounted before it failed
+    throw error;
+  });
   liveDaemons.add(pid);
-  // Wait for the kernel to list the mount (the daemon runs in the foreground).
-  const deadline = Date.now() + 5000;
-  while (!run('cat', ['/proc/self/mountinfo']).includes(` ${dir} `)) {
-    if (Date.now() > deadline) throw new Error(`fusefix ${mode} did not mount on ${dir}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
   return {
     dir,
     pid,
