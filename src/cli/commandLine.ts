@@ -1,8 +1,9 @@
 // The command line: which command to run and with what. Pure, so every
 // way of getting it wrong can be tested without starting a process.
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 
 import { isLogLevel, LOG_LEVELS, type LogLevel } from '../mcp/logging.js';
+import { DEFAULT_TIMEOUT_MS, INT32_MAX, MAX_TIMEOUT_MS } from '../probe/limits.js';
 import type { DfOptions } from './df.js';
 
 /** How the MCP server runs. */
@@ -29,9 +30,7 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-const DEFAULT_TIMEOUT_MS = 5000;
 const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
-const MAX_TIMEOUT_MS = 2 ** 31 - 1; // setTimeout's ceiling, and the library's
 
 export const USAGE = `Usage: diskprobe [command] [options]
 
@@ -129,7 +128,7 @@ function parseServe(args: string[]): Command {
     options: {
       probeTimeout: parseTimeout(values['probe-timeout'], 'probe-timeout'),
       logLevel: level,
-      maxMessageBytes: parseWholeNumber(values['max-message-bytes'], 'max-message-bytes', DEFAULT_MAX_MESSAGE_BYTES, 2 ** 31 - 1, 'bytes'),
+      maxMessageBytes: parseWholeNumber(values['max-message-bytes'], 'max-message-bytes', DEFAULT_MAX_MESSAGE_BYTES, INT32_MAX, 'bytes'),
       roots: values.root ?? [],
     },
   };

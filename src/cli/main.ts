@@ -3,15 +3,8 @@
 // command. Exit statuses: 0 success, 1 a probe failed, 2 a usage error.
 // The status goes to process.exitCode, never process.exit(), so piped
 // output is flushed before the process ends.
-import { readFileSync } from 'node:fs';
-
 import { type Command, parseCommandLine, USAGE, UsageError } from './commandLine.js';
-
-function packageVersion(): string {
-  // dist/cli/main.js → the package root, where npm puts package.json.
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return manifest.version;
-}
+import { packageVersion } from './packageVersion.js';
 
 /**
  * A reader that went away (`diskprobe df | head -1`) ends the command

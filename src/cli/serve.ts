@@ -1,6 +1,6 @@
 // `diskprobe serve`: the MCP server on stdin/stdout. The one place the
 // layers meet: transport → JSON-RPC dispatcher → MCP session → tools → probe.
-import { fstatSync, readFileSync, readSync } from 'node:fs';
+import { fstatSync, readSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 import { Dispatcher } from '../jsonrpc/dispatcher.js';
@@ -11,6 +11,7 @@ import { listMountsTool } from '../mcp/tools/listMountsTool.js';
 import { systemInfoTool } from '../mcp/tools/systemInfoTool.js';
 import { StdioTransport } from '../stdioTransport.js';
 import type { ServeOptions } from './commandLine.js';
+import { packageVersion } from './packageVersion.js';
 
 /** stdout belongs to the protocol: a stray console.log must not corrupt it. */
 function keepConsoleOffStdout(): void {
@@ -18,10 +19,6 @@ function keepConsoleOffStdout(): void {
   console.log = toStderr;
   console.info = toStderr;
   console.debug = toStderr;
-}
-
-export function packageVersion(): string {
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
 /**

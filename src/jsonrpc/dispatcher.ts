@@ -1,7 +1,7 @@
 // Routes framed lines to handlers and sends exactly one response per request
 // (none per notification). Knows JSON-RPC, not what the methods mean: which
 // methods exist, and whether a batch is allowed right now, are the caller's.
-import { ErrorCode, RpcError } from './errors.js';
+import { RpcError } from './errors.js';
 import { classify, errorResponse, mayNestTooDeep, type RequestId, type Response } from './messages.js';
 import { RequestSignal } from './requestSignal.js';
 
@@ -161,5 +161,3 @@ export class Dispatcher {
     return entry.cancelled ? undefined : response;
   }
 }
-
-export { ErrorCode };

@@ -12,8 +12,6 @@ export const ErrorCode = {
   ResourceNotFound: -32002,
 } as const;
 
-export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
-
 /** An error to answer a request with, as { code, message, data? }. */
 export class RpcError extends Error {
   constructor(

@@ -1,8 +1,8 @@
 // Checks tool arguments against the tool's inputSchema: the schema shown to
 // the model is the schema enforced. Tools here use a small, flat subset of
 // JSON Schema (an object of string, boolean and number properties, with
-// enum, pattern, required and additionalProperties: false), and anything
-// else in a schema is refused when the tool is defined, not ignored.
+// enum, pattern, required and additionalProperties: false). PropertySchema
+// admits nothing else, so a tool cannot declare a rule that goes unenforced.
 
 export interface PropertySchema {
   readonly type: 'string' | 'boolean' | 'integer' | 'number';
@@ -18,17 +18,6 @@ export interface ObjectSchema {
   readonly additionalProperties: false;
 }
 
-const KNOWN = new Set(['type', 'description', 'enum', 'pattern']);
-
-/** Throws if `schema` uses anything this validator would not enforce. */
-export function assertSupportedSchema(schema: ObjectSchema): void {
-  for (const [name, property] of Object.entries(schema.properties)) {
-    for (const key of Object.keys(property)) {
-      if (!KNOWN.has(key)) throw new Error(`inputSchema property "${name}" uses "${key}", which the validator does not enforce`);
-    }
-  }
-}
-
 /**
  * The problems with `args` (an empty list when they are valid), each naming
  * the argument and saying what is expected. `hints` adds advice to pattern
@@ -40,10 +29,10 @@ export function validateArguments(schema: ObjectSchema, args: unknown, hints: Re
   const problems: string[] = [];
   const given = args as Record<string, unknown>;
   for (const name of schema.required ?? []) {
-    if (!Object.prototype.hasOwnProperty.call(given, name)) problems.push(`"${name}" is required`);
+    if (!Object.hasOwn(given, name)) problems.push(`"${name}" is required`);
   }
   for (const [name, value] of Object.entries(given)) {
-    const property = Object.prototype.hasOwnProperty.call(schema.properties, name) ? schema.properties[name] : undefined;
+    const property = Object.hasOwn(schema.properties, name) ? schema.properties[name] : undefined;
     if (property === undefined) {
       problems.push(
         `unknown argument "${name}"; expected only ${Object.keys(schema.properties)
@@ -62,7 +51,10 @@ export function validateArguments(schema: ObjectSchema, args: unknown, hints: Re
 const patterns = new Map<string, RegExp>();
 function patternOf(source: string): RegExp {
   let pattern = patterns.get(source);
-  if (pattern === undefined) patterns.set(source, (pattern = new RegExp(source, 'u')));
+  if (pattern === undefined) {
+    pattern = new RegExp(source, 'u');
+    patterns.set(source, pattern);
+  }
   return pattern;
 }
 

@@ -1,5 +1,6 @@
 // The disk_report prompt: asks the model to check usage and suggest what to clean.
 import { RpcError } from '../jsonrpc/errors.js';
+import { isAbsolutePath } from './absolutePath.js';
 import type { VersionRules } from './versions.js';
 
 const PROMPT = {
@@ -19,7 +20,7 @@ export function getPrompt(params: Record<string, unknown>): unknown {
   const args = (params.arguments ?? {}) as Record<string, unknown>;
   if (typeof args !== 'object' || args === null) throw RpcError.invalidParams('arguments must be an object');
   const path = args.path;
-  if (path !== undefined && (typeof path !== 'string' || !/^(?:\/|[A-Za-z]:[\\/]|\\\\)/.test(path))) {
+  if (path !== undefined && (typeof path !== 'string' || !isAbsolutePath(path))) {
     throw RpcError.invalidParams(`"path" must be an absolute path such as /var, not ${JSON.stringify(path)}`);
   }
   const scope =

@@ -1,12 +1,14 @@
 // Resources: disk://mounts (what list_mounts reports, as JSON) and the
 // template disk://usage/{+path} (the usage of one path). resources/list is
 // paginated with an opaque cursor (server/utilities/pagination.mdx).
-import { RpcError } from '../jsonrpc/errors.js';
-import { diskUsage, listMounts } from '../index.js';
+
 import { failureReason } from '../format/failureReason.js';
+import { diskUsage, listMounts } from '../index.js';
+import { RpcError } from '../jsonrpc/errors.js';
+import { isAbsolutePath } from './absolutePath.js';
 import { listMountsTool } from './tools/listMountsTool.js';
-import { usageData } from './tools/usageSchema.js';
 import type { ToolContext } from './tools/tool.js';
+import { usageData } from './tools/usageSchema.js';
 import type { VersionRules } from './versions.js';
 
 export const MOUNTS_URI = 'disk://mounts';
@@ -90,7 +92,7 @@ export async function readResource(params: Record<string, unknown>, context: Too
   } catch {
     throw RpcError.resourceNotFound(uri);
   }
-  if (!path.startsWith('/') && !/^[A-Za-z]:[\\/]/.test(path)) throw RpcError.resourceNotFound(uri);
+  if (!isAbsolutePath(path)) throw RpcError.resourceNotFound(uri);
   try {
     const usage = await diskUsage(path, { timeout: context.probeTimeout, signal: context.signal });
     if (!context.roots.allows(path)) throw RpcError.resourceNotFound(uri);

@@ -3,6 +3,7 @@
 import { constants } from 'node:os';
 import { getSystemErrorMap } from 'node:util';
 
+import { MAX_TIMEOUT_MS } from './limits.js';
 import type { CancelSignal } from './types.js';
 
 /** An fs-style error: what Node's fs throws, plus the mount where it applies. */
@@ -165,11 +166,11 @@ export function validateTimeout(timeout: unknown, name = 'timeout'): number | un
     const received = timeout === null ? 'null' : typeof timeout === 'object' ? 'an instance of Object' : `type ${typeof timeout} (${JSON.stringify(timeout)})`;
     throw codeError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "options.${name}" property must be of type number. Received ${received}`);
   }
-  if (Number.isNaN(timeout) || timeout <= 0 || (timeout > 2 ** 31 - 1 && timeout !== Infinity)) {
+  if (Number.isNaN(timeout) || timeout <= 0 || (timeout > MAX_TIMEOUT_MS && timeout !== Infinity)) {
     throw codeError(
       RangeError,
       'ERR_OUT_OF_RANGE',
-      `The value of "options.${name}" is out of range. It must be a positive number of milliseconds up to 2147483647, or Infinity. Received ${String(timeout)}`,
+      `The value of "options.${name}" is out of range. It must be a positive number of milliseconds up to ${MAX_TIMEOUT_MS}, or Infinity. Received ${String(timeout)}`,
     );
   }
   // The native pool and child_process take whole milliseconds: 0.5 would be none at all.

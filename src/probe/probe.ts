@@ -3,7 +3,7 @@
 import { setMaxListeners } from 'node:events';
 import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, isAbsolute, parse, resolve, toNamespacedPath } from 'node:path';
+import { dirname, parse, resolve, toNamespacedPath } from 'node:path';
 
 import { type AnyUsage, namedPath, type ProbeBackend, type ProbeContext, type ProbeTarget } from './backend.js';
 import { DeadMountGuard, type MountEvent } from './deadMountGuard.js';
@@ -18,13 +18,12 @@ import {
   validateSignal,
   validateTimeout,
 } from './errors.js';
+import { DEFAULT_TIMEOUT_MS } from './limits.js';
 import { readMountTable } from './mountSources.js';
 import { type MountEntry, type MountTable, MountTableCache } from './mountTable.js';
-import { loadNativeBinding, type NativeBinding } from './nativeBinding.js';
 import { createNativeBackend } from './nativeBackend.js';
+import { loadNativeBinding, type NativeBinding } from './nativeBinding.js';
 import type { Backend, CancelSignal, DiskUsage, DiskUsageOptions, DiskUsageSyncOptions, ListMountsOptions, Mount } from './types.js';
-
-const DEFAULT_TIMEOUT_MS = 5000;
 
 function loadBinding(): NativeBinding | undefined {
   const forced = process.env.DISKPROBE_BACKEND;

@@ -1,12 +1,10 @@
 // disk_usage: how full is the file system that holds a path.
 import { humanSize } from '../../format/humanSize.js';
 import { diskUsage } from '../../index.js';
-import type { Tool } from './tool.js';
+import { ABSOLUTE_PATH_PATTERN } from '../absolutePath.js';
 import { probeFailure } from './probeFailure.js';
+import type { Tool } from './tool.js';
 import { USAGE_SCHEMA, usageData } from './usageSchema.js';
-
-// Absolute on this platform: "/…", or on Windows "C:\…" or "\\server\share…".
-const ABSOLUTE = process.platform === 'win32' ? '^(?:[A-Za-z]:[\\\\/]|\\\\\\\\)' : '^/';
 
 export const diskUsageTool: Tool = {
   name: 'disk_usage',
@@ -17,7 +15,7 @@ export const diskUsageTool: Tool = {
   inputSchema: {
     type: 'object',
     properties: {
-      path: { type: 'string', description: 'Absolute path of a mount point, directory or file, for example / or /data', pattern: ABSOLUTE },
+      path: { type: 'string', description: 'Absolute path of a mount point, directory or file, for example / or /data', pattern: ABSOLUTE_PATH_PATTERN },
       unit: {
         type: 'string',
         enum: ['percent', 'mb'],
