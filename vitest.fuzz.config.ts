@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 // npm run test:fuzz: property-based fuzzing of the framing, the dispatcher and
-// the whole server process (issue 5). One seed drives every file of a run; it
+// the whole server process. One seed drives every file of a run; it
 // is chosen here, printed, and handed to the test processes as FUZZ_SEED, so
 // FUZZ_SEED=N npm run test:fuzz replays a run exactly.
 const given = process.env.FUZZ_SEED;

@@ -46,7 +46,11 @@ const binding = require(addonFile);
 const rawWaiters = new Map();
 let libraryCallback = () => {};
 require.cache[addonFile].exports = Object.create(binding, {
-  setCallback: { value: (callback) => void (libraryCallback = callback) },
+  setCallback: {
+    value: (callback) => {
+      libraryCallback = callback;
+    },
+  },
 });
 binding.setCallback((id, status, names) => {
   const settle = rawWaiters.get(id);

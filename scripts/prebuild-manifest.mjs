@@ -3,7 +3,7 @@
 // native/ changed and the prebuilds were not rebuilt.
 //   node scripts/prebuild-manifest.mjs <target>...   e.g. linux-x64
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 

@@ -11,8 +11,9 @@
 // The event loop is measured inside the server: DISKPROBE_DEBUG_EVENT_LOOP=1
 // makes it sample its loop with perf_hooks.monitorEventLoopDelay (a 10 ms
 // timer) and write the figures to stderr as it exits (src/cli/serve.ts).
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

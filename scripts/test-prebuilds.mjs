@@ -187,7 +187,7 @@ function testWin32X64() {
   cpSync(join(root, 'node_modules', 'node-gyp-build'), join(dir, 'node_modules', 'node-gyp-build'), { recursive: true });
   mkdirSync(join(driveC, '磁盘 ünïcødé'), { recursive: true });
   writeFileSync(join(prefix, 'probe.mjs'), WIN_PROBE);
-  const probe = wine(prefix, [node, 'Z:' + join(prefix, 'probe.mjs').replaceAll('/', '\\'), 'C:\\diskprobe', 'C:\\磁盘 ünïcødé']);
+  const probe = wine(prefix, [node, `Z:${join(prefix, 'probe.mjs').replaceAll('/', '\\')}`, 'C:\\diskprobe', 'C:\\磁盘 ünïcødé']);
   if (probe.status !== 0) return check('the Windows Node loads the prebuild and probes', false, probe.stderr.trim().split('\n').slice(-3).join(' | '));
   const out = JSON.parse(probe.stdout);
   check("it runs as win32-x64, on the 'native' backend", out.arch === 'win32-x64' && out.backend === 'native', `${out.arch}, ${out.backend}`);
@@ -204,13 +204,13 @@ function testWin32X64() {
   const requests = join(prefix, 'requests.jsonl');
   writeFileSync(
     requests,
-    [
+    `${[
       { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'wine', version: '1' } } },
       { jsonrpc: '2.0', method: 'notifications/initialized' },
       { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'disk_usage', arguments: { path: 'C:\\' } } },
     ]
       .map((message) => JSON.stringify(message))
-      .join('\n') + '\n',
+      .join('\n')}\n`,
   );
   const served = wine(prefix, [node, 'C:\\diskprobe\\dist\\cli\\main.js'], requests);
   const answers = served.stdout

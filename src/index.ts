@@ -1,7 +1,8 @@
 // diskprobe's public surface: disk usage, fast, exact, and never hanging.
-export { backend, diskUsage, diskUsageSync, listMounts, onMountEvent, stuckMounts } from './probe/probe.js';
+
 export type { MountEvent } from './probe/deadMountGuard.js';
 export type { ProbeError } from './probe/errors.js';
+export { backend, diskUsage, diskUsageSync, listMounts, onMountEvent, stuckMounts } from './probe/probe.js';
 export type {
   Backend,
   CancelSignal,

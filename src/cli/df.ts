@@ -2,12 +2,11 @@
 // file system holding each path given, all in parallel and each within the
 // timeout, then prints a table like `df -hT` or exact JSON.
 import { realpathSync, statSync } from 'node:fs';
-
-import { type DiskUsage, diskUsage, listMounts, type Mount } from '../index.js';
-import { dfMounts } from '../probe/probe.js';
 import { displayPath } from '../format/displayPath.js';
 import { failureReason } from '../format/failureReason.js';
 import { quoteName } from '../format/quoteName.js';
+import { type DiskUsage, diskUsage, listMounts, type Mount } from '../index.js';
+import { dfMounts } from '../probe/probe.js';
 
 import { type DfRow, renderDfTable } from './dfTable.js';
 import { stringifyExact } from './exactJson.js';

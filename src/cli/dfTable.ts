@@ -1,9 +1,9 @@
 // The df command's table: which columns, and what goes in each cell. Laid
 // out column for column like `df -hT` (bytes) and `df -hiT` (inodes), so the
 // two can be compared line by line. Pure: rows in, text out.
-import type { DiskUsage } from '../index.js';
 
 import { humanSize } from '../format/humanSize.js';
+import type { DiskUsage } from '../index.js';
 import { type Column, type Row, renderTable } from './table.js';
 
 /** One line of the table: a file system's usage, or a mount that did not answer in time. */

@@ -28,8 +28,7 @@ export class LineDecoder {
   push(chunk: Buffer): Frame[] {
     const frames: Frame[] = [];
     let start = 0;
-    let newline: number;
-    while ((newline = chunk.indexOf(NEWLINE, start)) >= 0) {
+    for (let newline = chunk.indexOf(NEWLINE); newline >= 0; newline = chunk.indexOf(NEWLINE, start)) {
       this.take(chunk.subarray(start, newline), frames, true);
       start = newline + 1;
     }

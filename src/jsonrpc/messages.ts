@@ -49,7 +49,7 @@ export type Classified =
   | { readonly kind: 'response' }
   | { readonly kind: 'invalid'; readonly id: RequestId | null; readonly error: RpcError };
 
-const has = (object: object, key: string): boolean => Object.prototype.hasOwnProperty.call(object, key);
+const has = (object: object, key: string): boolean => Object.hasOwn(object, key);
 
 /**
  * How deeply a message may nest ({} is 1 deep). JSON.parse takes any depth,

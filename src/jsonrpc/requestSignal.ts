@@ -10,7 +10,8 @@ export class RequestSignal {
 
   addEventListener(type: 'abort', listener: () => void, _options?: { once?: boolean }): void {
     if (type !== 'abort' || this.aborted) return;
-    (this.listeners ??= []).push(listener);
+    if (this.listeners === undefined) this.listeners = [listener];
+    else this.listeners.push(listener);
   }
 
   removeEventListener(type: 'abort', listener: () => void): void {

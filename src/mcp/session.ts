@@ -1,18 +1,19 @@
 // One MCP session: the lifecycle, the negotiated version, and which methods
 // answer in which state (basic/lifecycle.mdx). The one place the state is
 // checked: awaitingInitialize → awaitingInitialized → ready.
+
+import { backend, onMountEvent } from '../index.js';
 import type { DispatcherHandlers, RequestContext } from '../jsonrpc/dispatcher.js';
 import { RpcError } from '../jsonrpc/errors.js';
 import { isRequestId, type RequestId } from '../jsonrpc/messages.js';
-import { backend, onMountEvent } from '../index.js';
-import { isLogLevel, type LogLevel, McpLogger } from './logging.js';
 import { complete } from './completion.js';
+import { validateArguments } from './inputValidation.js';
+import { isLogLevel, type LogLevel, McpLogger } from './logging.js';
 import { getPrompt, listPrompts } from './prompts.js';
 import { listResources, listResourceTemplates, readResource } from './resources.js';
-import { describeTool, toolResult } from './toolWire.js';
-import { validateArguments } from './inputValidation.js';
 import type { RootPolicy } from './roots.js';
 import type { Tool, ToolContext } from './tools/tool.js';
+import { describeTool, toolResult } from './toolWire.js';
 import { LATEST_PROTOCOL_VERSION, negotiateProtocolVersion, type ProtocolVersion, VERSION_RULES, type VersionRules } from './versions.js';
 
 export type SessionState = 'awaitingInitialize' | 'awaitingInitialized' | 'ready';
@@ -108,7 +109,7 @@ export class McpSession implements DispatcherHandlers {
     if (method === 'ping') return {}; // in every state (basic/utilities/ping.mdx)
     const handler = this.methods.get(method);
     if (handler === undefined) throw RpcError.methodNotFound(method);
-    // A capability not declared in this version: its methods do not exist (seed §3).
+    // A capability not declared in this version: its methods do not exist (docs/baseline.md §3).
     if (method === 'completion/complete' && !this.rules.completions && this.state !== 'awaitingInitialize') throw RpcError.methodNotFound(method);
     if (method === 'initialize') {
       if (this.state !== 'awaitingInitialize') throw RpcError.invalidRequest('initialize was already received; a session is initialized once');

@@ -61,7 +61,10 @@ export class LaneIds {
   /** The lane for `key` (a mount point, or a lane of its). */
   of(key: string): number {
     let id = this.ids.get(key);
-    if (id === undefined) this.ids.set(key, (id = ++this.last));
+    if (id === undefined) {
+      id = ++this.last;
+      this.ids.set(key, id);
+    }
     return id;
   }
 }

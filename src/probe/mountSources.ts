@@ -1,6 +1,7 @@
 // Where each platform's mount table comes from.
-import { createRequire } from 'node:module';
+
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 
 import { isPseudoType, isRemote, type MountEntry, MountTable, parseMountInfo } from './mountTable.js';
 import type { NativeBinding } from './nativeBinding.js';

@@ -2,8 +2,8 @@
 // f_frsize, and asynchronous probes on the addon's own threads.
 import type { AnyUsage, ProbeBackend, ProbeContext, ProbeTarget } from './backend.js';
 import { LaneIds, namedPath } from './backend.js';
-import { abortError, errnoError, timeoutError } from './errors.js';
 import { type Deadline, DeadlineTimer } from './deadlines.js';
+import { abortError, errnoError, timeoutError } from './errors.js';
 import { deviceKey, type MountEntry } from './mountTable.js';
 import { CANNOT_PROBE_INLINE, Flag, LEAVES_MOUNT, type NativeBinding, type OffMountCheck, Slot, SYSCALLS } from './nativeBinding.js';
 import { usedPercent, usedPercentBig } from './percent.js';
@@ -78,7 +78,10 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
     else binding.statAsyncBatch(paths, lanes, ids, devices);
   };
   const submit = (path: string, lane: number, id: number, withDevice: boolean, check?: OffMountCheck): void => {
-    if (check !== undefined) return binding.statAsync(path, lane, id, withDevice, ...check); // rare: a path not in the cache
+    if (check !== undefined) {
+      binding.statAsync(path, lane, id, withDevice, ...check); // rare: a path not in the cache
+      return;
+    }
     if (queued.paths.length === 0) queueMicrotask(flushQueued);
     queued.paths.push(path);
     queued.lanes.push(lane);
@@ -290,7 +293,7 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
     // fstatvfs on its open root (the addon keeps only that one open), no
     // path to walk.
     const mount = recalled?.mount;
-    if (path === '/' && inlineProbes && mount !== undefined && mount.answersFromMemory && mount.mountPoint === '/') {
+    if (path === '/' && inlineProbes && mount?.answersFromMemory && mount.mountPoint === '/') {
       const status = binding.statBeneath(mount.mountPoint, mount.mountId, '');
       if (status === 0) return readSlots(osPath, path, bigint, undefined, mount);
     }

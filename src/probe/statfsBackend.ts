@@ -14,7 +14,7 @@ import { type AnyUsage, namedPath, type ProbeBackend, type ProbeContext, type Pr
 import { abortError, codeNameError, helperStartError, timeoutError } from './errors.js';
 import { deviceKey } from './mountTable.js';
 import { usedPercentBig } from './percent.js';
-import { childProcess, helperPath, HelperPool } from './statfsHelperPool.js';
+import { childProcess, HelperPool, helperPath } from './statfsHelperPool.js';
 import type { CancelSignal } from './types.js';
 import { makeInodes, makeUsage } from './usage.js';
 
@@ -234,9 +234,10 @@ export function createStatfsBackend(context: ProbeContext): ProbeBackend {
     },
 
     async(target, bigint, timeout, signal) {
+      lastId = lastId >= 0xfffffff0 ? 1 : lastId + 1;
       return new Promise((resolve, reject) => {
         const job: Job = {
-          id: (lastId = lastId >= 0xfffffff0 ? 1 : lastId + 1),
+          id: lastId,
           target,
           bigint,
           resolve,

@@ -20,10 +20,10 @@ function answer(id: number, path: string): string {
     const fs = statfsSync(path, { bigint: true });
     const st = statSync(path, { bigint: true });
     const counts = [fs.bsize, fs.blocks, fs.bfree, fs.bavail, fs.files, fs.ffree, st.dev].map(String);
-    return JSON.stringify([id, 0, ...counts]) + '\n';
+    return `${JSON.stringify([id, 0, ...counts])}\n`;
   } catch (error) {
     const { code = 'EIO', syscall = 'statfs' } = error as NodeJS.ErrnoException;
-    return JSON.stringify([id, code, syscall]) + '\n';
+    return `${JSON.stringify([id, code, syscall])}\n`;
   }
 }
 
@@ -50,8 +50,7 @@ if (isMain()) {
     process.stdin.setEncoding('utf8');
     process.stdin.on('data', (chunk: string) => {
       pending += chunk;
-      let newline: number;
-      while ((newline = pending.indexOf('\n')) >= 0) {
+      for (let newline = pending.indexOf('\n'); newline >= 0; newline = pending.indexOf('\n')) {
         const line = pending.slice(0, newline);
         pending = pending.slice(newline + 1);
         const tab = line.indexOf('\t');

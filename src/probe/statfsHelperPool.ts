@@ -52,8 +52,7 @@ class Helper {
     this.child.stdout.setEncoding('utf8');
     this.child.stdout.on('data', (chunk: string) => {
       this.buffered += chunk;
-      let newline: number;
-      while ((newline = this.buffered.indexOf('\n')) >= 0) {
+      for (let newline = this.buffered.indexOf('\n'); newline >= 0; newline = this.buffered.indexOf('\n')) {
         const line = this.buffered.slice(0, newline);
         this.buffered = this.buffered.slice(newline + 1);
         const fields = JSON.parse(line) as unknown[];
@@ -144,7 +143,10 @@ export class HelperPool {
 
   send(request: PoolRequest): void {
     for (const helper of this.suspects) {
-      if (helper.stuckOn === request.mountPoint) return helper.send(request); // queue behind its stuck call
+      if (helper.stuckOn === request.mountPoint) {
+        helper.send(request); // queue behind its stuck call
+        return;
+      }
     }
     this.current ??= new Helper(
       this,

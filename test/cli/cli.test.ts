@@ -192,10 +192,10 @@ describe.skipIf(announceSkip('diskprobe df on /', posixPathsSkipReason))('diskpr
     const listed = (JSON.parse(result.stdout) as Array<{ mountPoint: string }>).map((usage) => usage.mountPoint);
     expect(listed).toContain('/');
     // Mount points as mountinfo spells them, with its octal escapes (\040 for a space) undone.
-    const unescape = (field = ''): string => field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
+    const unescapeOctal = (field = ''): string => field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
     const table = readFileSync('/proc/self/mountinfo', 'utf8')
       .split('\n')
-      .map((line) => unescape(line.split(' ')[4]));
+      .map((line) => unescapeOctal(line.split(' ')[4]));
     const once = listed.filter((point) => table.indexOf(point) === table.lastIndexOf(point));
     const positions = once.map((point) => table.indexOf(point));
     expect(positions).toEqual([...positions].sort((a, b) => a - b));

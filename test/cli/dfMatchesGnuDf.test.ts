@@ -86,7 +86,7 @@ describe.skipIf(announceSkip('diskprobe df vs df on tmpfs made for the test', ro
       for (const { options, filePages } of SCRATCH) {
         const mount = mountTmpfs(options);
         mounts.push(mount);
-        filePages.forEach((pages, index) => writeFileSync(join(mount.dir, `file${index}`), Buffer.alloc(pages * PAGE, 1)));
+        for (const [index, pages] of filePages.entries()) writeFileSync(join(mount.dir, `file${index}`), Buffer.alloc(pages * PAGE, 1));
       }
     });
     afterAll(() => {

@@ -44,7 +44,7 @@ describe('humanSize', () => {
 
   it('names every power of 1024 up to Y, then lets the number grow', () => {
     const letters = ['K', 'M', 'G', 'T', 'P', 'E', 'Z', 'Y'];
-    letters.forEach((letter, index) => expect(humanSize(K ** BigInt(index + 1))).toBe(`1.0${letter}`));
+    for (const [index, letter] of letters.entries()) expect(humanSize(K ** BigInt(index + 1))).toBe(`1.0${letter}`);
     expect(humanSize(K ** 9n)).toBe('1024Y');
   });
 
@@ -104,7 +104,7 @@ describe.skipIf(skipDu)('humanSize against GNU du -h --apparent-size', () => {
       const lines = execFileSync('du', ['-h', '--apparent-size', ...files], { encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' } })
         .trimEnd()
         .split('\n');
-      lines.forEach((line, index) => checked.push([values[index]!, line.split('\t')[0]!]));
+      for (const [index, line] of lines.entries()) checked.push([values[index]!, line.split('\t')[0]!]);
       for (const file of files) rmSync(file);
     }
     expect(checked.length).toBeGreaterThan(1000);

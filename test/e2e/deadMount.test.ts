@@ -1,4 +1,4 @@
-// A dead mount, end to end (issue 5): while eight disk_usage calls hang on the
+// A dead mount, end to end: while eight disk_usage calls hang on the
 // FUSE fixture's `hang` mount, the server keeps answering everything else at
 // once, each hung call ends as isError naming the timeout close to
 // --probe-timeout, list_mounts reports the mount as not responding, later
@@ -9,7 +9,7 @@
 import { describe, expect } from 'vitest';
 
 import { announceSkip, type FuseMount, fuseSkipReason, mountFuse } from '../helpers/system.js';
-import { it, type McpClient, type RpcResponse } from './mcpClient.js';
+import { it, type RpcResponse } from './mcpClient.js';
 
 const PROBE_TIMEOUT = 1500;
 const HUNG_CALLS = 8;
@@ -20,7 +20,7 @@ const HELPER_SPAWN_LIMIT_MS = 1000;
 /** A hung call must end no later than this after --probe-timeout. */
 const LATE_LIMIT_MS = 500;
 
-async function timed(server: McpClient, request: () => Promise<RpcResponse>): Promise<{ response: RpcResponse; ms: number }> {
+async function timed(request: () => Promise<RpcResponse>): Promise<{ response: RpcResponse; ms: number }> {
   const start = performance.now();
   const response = await request();
   return { response, ms: performance.now() - start };
@@ -41,17 +41,17 @@ describe.skipIf(announceSkip('a dead mount, end to end', fuseSkipReason)).each([
         const hung = paths.map((path) => server.callTool('disk_usage', { path }).then((response) => ({ response, at: performance.now() - sentAt })));
 
         // list_mounts, asked meanwhile, cannot know the mount is dead before the timeout: it answers by then.
-        const listing = timed(server, () => server.callTool('list_mounts', { all: true }));
+        const listing = timed(() => server.callTool('list_mounts', { all: true }));
 
         // While they hang: pings and other mounts answer at once.
         const pings: number[] = [];
         const others: number[] = [];
         while (performance.now() - sentAt < PROBE_TIMEOUT - 300) {
-          pings.push((await timed(server, () => server.request('ping'))).ms);
-          const root = await timed(server, () => server.callTool('disk_usage', { path: '/' }));
+          pings.push((await timed(() => server.request('ping'))).ms);
+          const root = await timed(() => server.callTool('disk_usage', { path: '/' }));
           expect(root.response.result?.isError).toBe(false);
           others.push(root.ms);
-          const tmp = await timed(server, () => server.callTool('disk_usage', { path: '/tmp' }));
+          const tmp = await timed(() => server.callTool('disk_usage', { path: '/tmp' }));
           expect(tmp.response.result?.isError).toBe(false);
           others.push(tmp.ms);
         }
@@ -63,7 +63,7 @@ describe.skipIf(announceSkip('a dead mount, end to end', fuseSkipReason)).each([
         expect(others[0]!).toBeLessThan(othersLimit);
 
         const deadEntry = (response: RpcResponse): unknown =>
-          (response.result?.structuredContent as { mounts: Array<{ mountPoint: string }> }).mounts.find((mount) => mount.mountPoint === dead!.dir);
+          (response.result!.structuredContent as { mounts: Array<{ mountPoint: string }> }).mounts.find((mount) => mount.mountPoint === dead!.dir);
         const notResponding = { usage: null, error: `ETIMEDOUT: ${dead.dir}: mount not responding after ${PROBE_TIMEOUT} ms` };
         const listed = await listing;
         expect(listed.ms).toBeLessThan(PROBE_TIMEOUT + LATE_LIMIT_MS);
@@ -83,12 +83,12 @@ describe.skipIf(announceSkip('a dead mount, end to end', fuseSkipReason)).each([
 
         // The mount is known to be stuck now: later calls fail at once, with the same words.
         for (const path of [dead.dir, `${dead.dir}/later`]) {
-          const again = await timed(server, () => server.callTool('disk_usage', { path }));
+          const again = await timed(() => server.callTool('disk_usage', { path }));
           expect(textOf(again.response)).toBe(`ETIMEDOUT: ${path}: mount not responding after ${PROBE_TIMEOUT} ms`);
           expect(again.ms).toBeLessThan(PING_LIMIT_MS);
         }
         // And list_mounts no longer waits for it at all.
-        const relisted = await timed(server, () => server.callTool('list_mounts', { all: true }));
+        const relisted = await timed(() => server.callTool('list_mounts', { all: true }));
         expect(relisted.ms).toBeLessThan(PING_LIMIT_MS * 2);
         expect(deadEntry(relisted.response)).toMatchObject(notResponding);
 

@@ -40,7 +40,7 @@ const callThenCancel = (id: number, name: string, args: unknown, extra: Record<s
 describe.skipIf(announceSkip('lifecycle (disk://usage//, completion of /)', posixPathsSkipReason)).concurrent.each(PROTOCOL_VERSIONS)(
   'lifecycle in %s',
   (version) => {
-    // completions arrived in 2025-03-26: once the version is known, a 2024-11-05 session does not have them (seed §3).
+    // completions arrived in 2025-03-26: once the version is known, a 2024-11-05 session does not have them (docs/baseline.md §3).
     const notInVersion = (method: string): boolean => method === 'completion/complete' && version === '2024-11-05';
 
     it('serves initialize and ping first, then only ping until notifications/initialized, then everything, and initialize once', async ({ startServer }) => {

@@ -317,7 +317,6 @@ export interface McpFixtures {
  * null excepted: JSON-RPC 2.0 requires it, see NULL_ID_PROBLEM).
  */
 export const it = base.extend<McpFixtures>({
-  // eslint-disable-next-line no-empty-pattern
   startServer: async ({}, use) => {
     const clients: McpClient[] = [];
     await use((options) => {

@@ -1,4 +1,4 @@
-// The end of a session, however it comes (issue 5): stdin closing with 300
+// The end of a session, however it comes: stdin closing with 300
 // tools/call requests in flight, SIGTERM in the same state, and the host
 // vanishing so that stdout breaks (EPIPE) mid-stream.
 import { readFileSync } from 'node:fs';

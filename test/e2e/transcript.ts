@@ -8,7 +8,6 @@ import { NULL_ID_PROBLEM, PROTOCOL_VERSIONS, type ProtocolVersion, validateServe
 export type RequestId = string | number;
 
 /** A result as the test reads it; its shape is what the schema check vouches for. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Result = Record<string, any>;
 
 /** One response: `result` or `error`, never both (the schema check enforces it). */
@@ -57,8 +56,7 @@ class LineSplitter {
   push(chunk: Buffer): Buffer[] {
     const lines: Buffer[] = [];
     let data = this.tail.length === 0 ? chunk : Buffer.concat([this.tail, chunk]);
-    let newline: number;
-    while ((newline = data.indexOf(0x0a)) >= 0) {
+    for (let newline = data.indexOf(0x0a); newline >= 0; newline = data.indexOf(0x0a)) {
       lines.push(data.subarray(0, newline));
       data = data.subarray(newline + 1);
     }

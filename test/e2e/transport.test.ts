@@ -5,7 +5,7 @@
 import { describe, expect } from 'vitest';
 
 import { announceSkip, posixPathsSkipReason } from '../helpers/system.js';
-import { type McpClient, isRecord, isResponse, it, LATEST_VERSION, type RequestId, sleep, withId } from './mcpClient.js';
+import { isRecord, isResponse, it, LATEST_VERSION, type McpClient, type RequestId, sleep, withId } from './mcpClient.js';
 
 /** And on win32, SIGTERM from Node is TerminateProcess: nothing is answered, the status is not 0. */
 const endOfInputSkipReason = posixPathsSkipReason && `${posixPathsSkipReason}, and SIGTERM cannot be caught there`;

@@ -60,7 +60,7 @@ describe.skipIf(announceSkip('protocol versions (disk_usage of /)', posixPathsSk
         expect(tool.annotations, tool.name).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
       }
     }
-    // The form of seed §4: every property described, only path required, nothing else accepted.
+    // The form of docs/baseline.md §4: every property described, only path required, nothing else accepted.
     expect(tools[0].inputSchema).toMatchObject({
       type: 'object',
       properties: {

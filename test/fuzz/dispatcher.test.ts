@@ -14,7 +14,7 @@ import { diskUsageTool } from '../../dist/mcp/tools/diskUsageTool.js';
 import { listMountsTool } from '../../dist/mcp/tools/listMountsTool.js';
 import { systemInfoTool } from '../../dist/mcp/tools/systemInfoTool.js';
 import { PROTOCOL_VERSIONS } from '../../dist/mcp/versions.js';
-import { frame, type FuzzFrame, Ids, jsonLine } from './frames.js';
+import { type FuzzFrame, frame, Ids, jsonLine } from './frames.js';
 import { compare, type ModelFrame, modelFrames, Owed, Said } from './model.js';
 import { check } from './seed.js';
 

@@ -51,7 +51,7 @@ export function modelFrames(input: Uint8Array, cap: number): ModelFrame[] {
 /** Ids as keys: 1 and "1" are different ids; 1 and 1.0 are the same one. */
 export const idKey = (id: unknown): string => JSON.stringify(id);
 
-const own = (object: object, key: string): boolean => Object.prototype.hasOwnProperty.call(object, key);
+const own = (object: object, key: string): boolean => Object.hasOwn(object, key);
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 /** MCP: "Unlike base JSON-RPC, the ID MUST NOT be null"; and an integer, not any number. */
 const isValidId = (value: unknown): value is string | number => typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));

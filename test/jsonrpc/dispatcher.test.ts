@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { Dispatcher, type DispatcherHandlers } from '../../dist/jsonrpc/dispatcher.js';
 import { RpcError } from '../../dist/jsonrpc/errors.js';
+import type { RequestSignal } from '../../dist/jsonrpc/requestSignal.js';
 import { announceSkip, posixPathsSkipReason } from '../helpers/system.js';
 
 function setup(overrides: Partial<DispatcherHandlers> = {}) {
@@ -117,7 +118,7 @@ describe('Dispatcher', () => {
   });
 
   it('sends nothing for a cancelled request, and aborts its signal', async () => {
-    let seen: AbortSignal | undefined;
+    let seen: RequestSignal | undefined;
     const { dispatcher, sent, settle } = setup({
       request: (_method, _params, context) => {
         seen = context.signal;

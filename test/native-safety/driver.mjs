@@ -103,7 +103,7 @@ async function main() {
       const usage = api.diskUsageSync(path, { bigint });
       check(usage.backend === 'native' && typeof usage.total === (bigint ? 'bigint' : 'number'), `diskUsageSync(${path}) answers`);
       const timed = api.diskUsageSync(path, { bigint, timeout: 5000 });
-      check(timed.blockSize == usage.blockSize, `diskUsageSync(${path}, {timeout}) answers`);
+      check(timed.blockSize === usage.blockSize, `diskUsageSync(${path}, {timeout}) answers`);
     }
   }
   const expectCode = (fn, code, what) => {
@@ -127,7 +127,7 @@ async function main() {
     [long(4096), 'ENAMETOOLONG'],
     [long(5000), 'ENAMETOOLONG'],
     [long(70000), 'ENAMETOOLONG'],
-    ['/' + 'é'.repeat(3000), 'ENAMETOOLONG'],
+    [`/${'é'.repeat(3000)}`, 'ENAMETOOLONG'],
   ];
   for (const [path, code] of errorPaths) {
     expectCode(() => api.diskUsageSync(path), code, `diskUsageSync(${path.slice(0, 40)}…${Buffer.byteLength(path)} bytes)`);

@@ -50,7 +50,7 @@ function mountOf(path) {
   for (const line of readFileSync('/proc/self/mountinfo', 'utf8').trim().split('\n')) {
     const fields = line.split(' ');
     const mountPoint = fields[4].replace(/\\040/g, ' ');
-    const holds = mountPoint === '/' || path === mountPoint || path.startsWith(mountPoint + '/');
+    const holds = mountPoint === '/' || path === mountPoint || path.startsWith(`${mountPoint}/`);
     if (holds && mountPoint.length >= best[0].length) best = [mountPoint, Number(fields[0])];
   }
   return best;
@@ -67,7 +67,7 @@ function linkTo(name, target) {
   return link;
 }
 
-const overlong = '/' + 'x/'.repeat(3000);
+const overlong = `/${'x/'.repeat(3000)}`;
 const paths = ['/', '/tmp', tree, join(tree, 'file'), '/nonexistent/x', join(tree, 'file', 'below'), overlong, '/tmp/\uD800'];
 
 if (mode === 'finish') {
@@ -138,7 +138,7 @@ if (mode === 'finish') {
       [treeMount, treeMountId],
       ['/', 0],
       ['/nonexistent', 1],
-      [treeMount + '/', treeMountId],
+      [`${treeMount}/`, treeMountId],
     ]) {
       raw.statAsync(path, 11 + (id % 3), id, id % 2 === 0, mountPoint, mountId, 14);
       ids.push(id++);

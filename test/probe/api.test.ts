@@ -80,7 +80,7 @@ describe.skipIf(announceSkip(`the API contract (${expected})`, posixPathsSkipRea
     try {
       process.chdir(dir);
       // Asked for in `dir`; the probe runs later, on a thread or in a helper process.
-      const pending = [diskUsage('file'), diskUsage('.'), diskUsage('file', { bigint: true })];
+      const pending = [diskUsage('file'), diskUsage('.'), diskUsage('file', { bigint: true })] as const;
       process.chdir(start);
       const [file, here, big] = await Promise.all(pending);
       expect(file.path).toBe(join(dir, 'file'));
@@ -284,7 +284,7 @@ describe.skipIf(announceSkip(`the API contract (${expected})`, posixPathsSkipRea
   });
 
   it('reports ENAMETOOLONG for a path longer than PATH_MAX', async () => {
-    const long = '/' + 'a/'.repeat(3000);
+    const long = `/${'a/'.repeat(3000)}`;
     expect(() => diskUsageSync(long)).toThrow(expect.objectContaining({ code: 'ENAMETOOLONG' }));
     await expect(diskUsage(long)).rejects.toMatchObject({ code: 'ENAMETOOLONG' });
   });
@@ -332,9 +332,12 @@ describe.skipIf(announceSkip(`the API contract (${expected})`, posixPathsSkipRea
     expect(out.after).toEqual([dir, dir]);
     // A helper cut off before it started is killed, not left to run (or to hang on a dead mount).
     const deadline = Date.now() + 2000;
-    let left = '';
-    while ((left = spawnSync('pgrep', ['-f', `statfsHelper.js --once ${dir}`], { encoding: 'utf8' }).stdout.trim()) !== '' && Date.now() < deadline)
+    const helpersLeft = () => spawnSync('pgrep', ['-f', `statfsHelper.js --once ${dir}`], { encoding: 'utf8' }).stdout.trim();
+    let left = helpersLeft();
+    while (left !== '' && Date.now() < deadline) {
       spawnSync('sleep', ['0.1']);
+      left = helpersLeft();
+    }
     expect(left).toBe('');
   });
 
@@ -353,6 +356,6 @@ describe.skipIf(announceSkip(`the API contract (${expected})`, posixPathsSkipRea
   it('answers many concurrent probes, each exactly once', async () => {
     const paths = Array.from({ length: 200 }, (_, i) => (i % 2 ? '/' : dir));
     const usages = await Promise.all(paths.map((path) => diskUsage(path)));
-    usages.forEach((usage, i) => expect(usage.path).toBe(paths[i]));
+    expect(usages.map((usage) => usage.path)).toEqual(paths);
   });
 });

@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-
+import { parseMountInfo } from '../../dist/probe/mountTable.js';
 import {
   announceSkip,
   bindMount,
@@ -18,7 +18,6 @@ import {
   type TestMount,
   tempDir,
 } from '../helpers/system.js';
-import { parseMountInfo } from '../../dist/probe/mountTable.js';
 import { backend, diskUsage, diskUsageSync, listMounts, type MountEvent, onMountEvent } from '../lib.js';
 
 const mounts: TestMount[] = [];

@@ -3,8 +3,8 @@
 // (at once if it is already known to be stuck), never waited on for longer.
 import { humanSize } from '../../format/humanSize.js';
 import { dfMounts } from '../../probe/probe.js';
-import type { Tool } from './tool.js';
 import { probeFailure } from './probeFailure.js';
+import type { Tool } from './tool.js';
 import { USAGE_SCHEMA, usageData } from './usageSchema.js';
 
 export const listMountsTool: Tool = {

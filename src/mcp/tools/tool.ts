@@ -1,14 +1,14 @@
 // What a tool is: data the model sees, plus the handler that runs it.
 // Business failures come back as results with isError; protocol failures
 // are thrown as RpcError by the session, never by a tool.
-import type { RequestSignal } from '../../jsonrpc/requestSignal.js';
+import type { CancelSignal } from '../../probe/types.js';
 import type { ObjectSchema } from '../inputValidation.js';
 import type { LogLevel } from '../logging.js';
 import type { RootPolicy } from '../roots.js';
 
 export interface ToolContext {
   /** Aborts when the client cancels the call. */
-  readonly signal: RequestSignal;
+  readonly signal: CancelSignal;
   /** Milliseconds a file system has to answer (--probe-timeout). */
   readonly probeTimeout: number;
   /** The --root allowlist. */
