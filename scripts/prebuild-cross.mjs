@@ -1,4 +1,4 @@
-// `npm run prebuild:cross`: prebuilds for the targets this Linux x64 machine
+// `npm run prebuilds:cross`: prebuilds for the targets this Linux x64 machine
 // can cross-compile, each recorded in prebuilds/MANIFEST.json:
 //   linux-arm64, with Debian's g++-aarch64-linux-gnu;
 //   win32-x64, with Debian's mingw-w64 (posix threads), node.exe's imports
@@ -19,7 +19,7 @@ function run(command, args, env = {}) {
   console.log(`> ${command} ${args.join(' ')}`);
   const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
   if (result.status !== 0) {
-    console.error(`prebuild:cross: ${command} failed (${result.error?.message ?? `exit status ${result.status}`})`);
+    console.error(`prebuilds:cross: ${command} failed (${result.error?.message ?? `exit status ${result.status}`})`);
     process.exit(1);
   }
 }
@@ -29,7 +29,7 @@ const has = (command) => spawnSync('sh', ['-c', `command -v ${command}`]).status
 function ensureDebianPackages(packages, check) {
   if (check()) return;
   if (process.getuid?.() !== 0) {
-    console.error(`prebuild:cross: needs ${packages.join(' ')} (apt-get install ${packages.join(' ')}, as root)`);
+    console.error(`prebuilds:cross: needs ${packages.join(' ')} (apt-get install ${packages.join(' ')}, as root)`);
     process.exit(1);
   }
   run('apt-get', ['update', '-qq']);

@@ -3,9 +3,11 @@
 // and no make, and checks that it works: first with the prebuilds (native
 // backend, nothing compiled), then without them (the install still succeeds
 // and the fs.statfs fallback answers). Also checks what the tarball holds.
-// npm 11 runs no install script of a dependency until the user approves it,
-// so these installs run none: the prebuild must load without one. What the
-// install script does when it runs is tested in test/unit/install.test.ts.
+// npm 10 and 11 run a dependency's install script (npm 11 warns that it is
+// not yet allowed); npm 12 and pnpm run none until the user approves it. So
+// the prebuild is installed both ways, and must load without the script.
+// What the install script does when it runs is tested in
+// test/unit/install.test.ts.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,7 +39,7 @@ function bareBin() {
   return bin;
 }
 
-function install(tarball, name, bin) {
+function install(tarball, name, bin, flags = []) {
   const dir = join(work, name);
   mkdirSync(dir);
   writeFileSync(join(dir, 'package.json'), '{"name":"consumer","version":"1.0.0","private":true}\n');
@@ -49,7 +51,7 @@ function install(tarball, name, bin) {
     npm_config_fund: 'false',
     npm_config_audit: 'false',
   };
-  const result = spawnSync(join(bin, 'npm'), ['install', '--no-save', tarball], { cwd: dir, env, encoding: 'utf8' });
+  const result = spawnSync(join(bin, 'npm'), ['install', '--no-save', ...flags, tarball], { cwd: dir, env, encoding: 'utf8' });
   return { dir, env, result };
 }
 
@@ -83,7 +85,17 @@ const initialize =
 const served = run(native.dir, native.env, join(bin, 'npx'), ['diskprobe'], initialize);
 check('the MCP server answers initialize', served.status === 0 && /"serverInfo":\{"name":"diskprobe"/.test(served.stdout), served.stderr.trim());
 
-// 2. Without the prebuilds: the same tarball, prebuilds/ removed.
+// 2. With the prebuilds, and no install script run (npm 12, pnpm, --ignore-scripts).
+const scriptless = install(tarball, 'without-install-scripts', bin, ['--ignore-scripts']);
+check('installs with --ignore-scripts', scriptless.result.status === 0, scriptless.result.stderr.trim().split('\n').slice(-3).join(' | '));
+const scriptlessBackend = run(scriptless.dir, scriptless.env, 'node', ['--input-type=module', '-e', probeBackend]);
+check(
+  "backend is 'native' without the install script",
+  scriptlessBackend.stdout.trim() === 'native',
+  scriptlessBackend.stdout.trim() || scriptlessBackend.stderr.trim(),
+);
+
+// 3. Without the prebuilds: the same tarball, prebuilds/ removed.
 const unpacked = join(work, 'unpacked');
 mkdirSync(unpacked);
 execFileSync('tar', ['xzf', tarball, '-C', unpacked]);

@@ -23,7 +23,7 @@ describe('prebuilds/MANIFEST.json', () => {
     }
   });
 
-  it.each(Object.keys(manifest.prebuilds))('%s was built from the native sources as they are now (else: npm run prebuild)', (target) => {
+  it.each(Object.keys(manifest.prebuilds))('%s was built from the native sources as they are now (else: npm run prebuilds)', (target) => {
     expect(manifest.prebuilds[target]!.nativeSourcesSha256).toBe(nativeSourcesSha256());
   });
 });
