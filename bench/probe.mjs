@@ -238,6 +238,9 @@ try {
   floor.dispose?.();
 }
 
+/** `below` as a reader can repeat it: relative to the repository when it lies inside it (no absolute path of this machine). */
+const displayBelow = below.startsWith(ROOT) ? `${below.slice(ROOT.length) || '.'}/` : below;
+
 function machineSummary() {
   const cpus = os.cpus();
   const glibc = process.report?.getReport().header.glibcVersionRuntime;
@@ -253,7 +256,7 @@ function machineSummary() {
     '',
     `- Node ${process.version}, ${os.type()} ${os.release()} ${os.arch()}${glibc ? `, glibc ${glibc}` : ''}`,
     `- CPU: ${cpus[0]?.model ?? 'unknown'}, ${cpus.length} logical cores`,
-    `- Path probed: \`${path}\` (${probed.fsType ?? 'unknown fs'} mounted at \`${probed.mountPoint ?? '?'}\`); below a mount point: \`${below}\` (${probedBelow.fsType ?? 'unknown fs'} mounted at \`${probedBelow.mountPoint ?? '?'}\`)`,
+    `- Path probed: \`${path}\` (${probed.fsType ?? 'unknown fs'} mounted at \`${probed.mountPoint ?? '?'}\`); below a mount point: \`${displayBelow}\` (${probedBelow.fsType ?? 'unknown fs'} mounted at \`${probedBelow.mountPoint ?? '?'}\`)`,
     `- C compiler: ${floor.skipped ? `none (${floor.skipped})` : floor.compiler}`,
   ].join('\n');
 }
