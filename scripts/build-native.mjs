@@ -1,4 +1,4 @@
-// `npm run build:native`: make sure an addon loads for this platform. Uses a
+// `npm run compile:native`: make sure an addon loads for this platform. Uses a
 // matching prebuild when there is one; otherwise builds native/ with node-gyp,
 // and rebuilds build/ whenever native/ or binding.gyp is newer than it.
 //
