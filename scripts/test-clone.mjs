@@ -8,10 +8,11 @@
 //
 // Only committed work is cloned: uncommitted changes are named, not tested.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
@@ -33,6 +34,8 @@ if (dirty) console.warn(`test:clone: uncommitted changes are not part of the clo
 
 // The clone is the only thing in its parent folder: no ../shared, no sibling checkout.
 const parent = mkdtempSync(join(tmpdir(), 'diskprobe-clone-'));
+// mkdtemp makes it 0700; a clone usually lies where other users may pass (a test probes as nobody).
+chmodSync(parent, 0o755);
 const clone = join(parent, 'diskprobe');
 console.log(`test:clone: HEAD ${head.stdout.trim()} into ${clone}`);
 const cloned = spawnSync('git', ['clone', '--quiet', '--no-hardlinks', root, clone], { stdio: 'inherit' });
@@ -43,7 +46,7 @@ if (readdirSync(parent).join() !== 'diskprobe') finish(1, `${parent} holds more 
 function run(command, commandArgs) {
   console.log(`\ntest:clone: ${command} ${commandArgs.join(' ')}`);
   return new Promise((resolve) => {
-    const child = spawn(command, commandArgs, { cwd: clone, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } });
+    const child = spawn(command, commandArgs, { cwd: clone, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' } });
     let output = '';
     for (const [stream, sink] of [
       [child.stdout, process.stdout],
@@ -63,8 +66,9 @@ if (install.code !== 0) finish(install.code, 'npm ci failed');
 const test = await run('npm', ['test']);
 
 // vitest's summary, and the reason each skipped suite printed (test/helpers/system.ts announceSkip).
-const summary = (label) => new RegExp(`^\\s*${label}\\s+(.*)$`, 'm').exec(test.output)?.[1]?.trim() ?? 'not reported';
-const skips = [...new Set(test.output.match(/^.*\[skipped\] .*$/gm) ?? [])].map((line) => line.replace(/^.*\[skipped\] /, ''));
+const output = stripVTControlCharacters(test.output);
+const summary = (label) => new RegExp(`^\\s*${label}\\s+(.*)$`, 'm').exec(output)?.[1]?.trim() ?? 'not reported';
+const skips = [...new Set(output.match(/^.*\[skipped\] .*$/gm) ?? [])].map((line) => line.replace(/^.*\[skipped\] /, ''));
 console.log('\ntest:clone: report');
 console.log(`  test files: ${summary('Test Files')}`);
 console.log(`  tests:      ${summary('Tests')}`);

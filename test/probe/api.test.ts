@@ -289,25 +289,33 @@ describe.skipIf(announceSkip(`the API contract (${expected})`, posixPathsSkipRea
     await expect(diskUsage(long)).rejects.toMatchObject({ code: 'ENAMETOOLONG' });
   });
 
-  it.skipIf(announceSkip(`EACCES as uid 65534 (${expected})`, isRoot ? undefined : 'needs root to run a probe as another user'))(
-    'reports EACCES for a path the caller may not search',
-    () => {
-      const locked = join(dir, 'locked');
-      mkdirSync(join(locked, 'inside'), { recursive: true });
-      chmodSync(locked, 0o700);
-      chmodSync(dir, 0o755);
-      // Root passes every permission check, so ask as nobody.
-      const script = `import('${join(projectRoot, 'dist/index.js')}').then(async (m) => {
+  // The probe runs as nobody, who must be able to read the package: not so in a clone under a private folder (/root, a 0700 home).
+  const nobodyReadsPackage = () =>
+    spawnSync(process.execPath, ['-e', 'require("fs").accessSync(process.argv[1], require("fs").constants.R_OK)', join(projectRoot, 'dist/index.js')], {
+      uid: 65534,
+      gid: 65534,
+    }).status === 0;
+  const eaccesSkipReason = !isRoot
+    ? 'needs root to run a probe as another user'
+    : !nobodyReadsPackage()
+      ? `uid 65534 cannot read ${projectRoot}dist/index.js (a folder above the project is not world-searchable)`
+      : undefined;
+  it.skipIf(announceSkip(`EACCES as uid 65534 (${expected})`, eaccesSkipReason))('reports EACCES for a path the caller may not search', () => {
+    const locked = join(dir, 'locked');
+    mkdirSync(join(locked, 'inside'), { recursive: true });
+    chmodSync(locked, 0o700);
+    chmodSync(dir, 0o755);
+    // Root passes every permission check, so ask as nobody.
+    const script = `import('${join(projectRoot, 'dist/index.js')}').then(async (m) => {
       const out = [];
       try { m.diskUsageSync(process.argv[1]) } catch (e) { out.push(e.code) }
       await m.diskUsage(process.argv[1]).catch((e) => out.push(e.code));
       console.log(out.join(' '));
     })`;
-      const result = spawnSync(process.execPath, ['-e', script, join(locked, 'inside')], { uid: 65534, gid: 65534, encoding: 'utf8' });
-      expect(result.stderr).toBe('');
-      expect(result.stdout.trim()).toBe('EACCES EACCES');
-    },
-  );
+    const result = spawnSync(process.execPath, ['-e', script, join(locked, 'inside')], { uid: 65534, gid: 65534, encoding: 'utf8' });
+    expect(result.stderr).toBe('');
+    expect(result.stdout.trim()).toBe('EACCES EACCES');
+  });
 
   it('does not blame a healthy mount for a timeout shorter than a helper process takes to start', () => {
     // A fresh process: the fallback has no helper running yet, and starting one takes ~50 ms.
