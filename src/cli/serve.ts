@@ -1,11 +1,11 @@
 // `diskprobe serve`: the MCP server on stdin/stdout. The one place the
-// layers meet: transport → JSON-RPC dispatcher → MCP session → tools → probe.
+// layers meet: transport → JSON-RPC dispatcher → MCP server → tools → probe.
 import { fstatSync, readSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 import { Dispatcher } from '../jsonrpc/dispatcher.js';
 import { RootPolicy } from '../mcp/roots.js';
-import { McpSession } from '../mcp/session.js';
+import { McpServer } from '../mcp/server.js';
 import { diskUsageTool } from '../mcp/tools/diskUsageTool.js';
 import { listMountsTool } from '../mcp/tools/listMountsTool.js';
 import { systemInfoTool } from '../mcp/tools/systemInfoTool.js';
@@ -96,7 +96,7 @@ export async function serve(options: ServeOptions): Promise<number> {
     process.exit(0);
   });
   let dispatcher: Dispatcher | undefined;
-  const session = new McpSession({
+  const server = new McpServer({
     serverVersion: packageVersion(),
     tools: [diskUsageTool, listMountsTool, systemInfoTool],
     probeTimeout: options.probeTimeout,
@@ -105,9 +105,10 @@ export async function serve(options: ServeOptions): Promise<number> {
     notify: (notification) => transport.send({ jsonrpc: '2.0', ...notification }),
     cancel: (id, reason) => dispatcher?.cancel(id, reason),
     reportBug: (message) => process.stderr.write(`${message}\n`),
+    logLine: (line) => process.stderr.write(`${line}\n`),
   });
   dispatcher = new Dispatcher(
-    session,
+    server,
     (message) => transport.send(message),
     () => transport.settled(),
   );
@@ -118,9 +119,11 @@ export async function serve(options: ServeOptions): Promise<number> {
   process.once('SIGINT', stop);
 
   await transport.run(dispatcher);
+  // Open subscriptions/listen streams end with their graceful-close result, then every other request is answered.
+  server.shutdown();
   await dispatcher.idle();
   await transport.flush();
-  session.close();
+  server.close();
   process.stdin.destroy();
   process.removeListener('SIGTERM', stop);
   process.removeListener('SIGINT', stop);

@@ -9,6 +9,8 @@ export interface RequestContext {
   readonly id: RequestId;
   /** Aborted when the client cancels the request (its response is then never sent). */
   readonly signal: RequestSignal;
+  /** The request came as an element of a batch (a JSON array), not on its own. */
+  readonly batched: boolean;
 }
 
 export interface DispatcherHandlers {
@@ -73,7 +75,7 @@ export class Dispatcher {
     const checkDepth = mayNestTooDeep(line.length);
     if (!Array.isArray(value)) {
       this.unsent++;
-      void this.handleMessage(value, checkDepth).then((response) => this.answered(response));
+      void this.handleMessage(value, checkDepth, false).then((response) => this.answered(response));
       return;
     }
     // JSON-RPC 2.0 §6: an empty array is one invalid request, not an empty batch.
@@ -83,7 +85,7 @@ export class Dispatcher {
       return;
     }
     this.unsent++;
-    void Promise.all(value.map((item) => this.handleMessage(item, checkDepth))).then((responses) => {
+    void Promise.all(value.map((item) => this.handleMessage(item, checkDepth, true))).then((responses) => {
       const answered = responses.filter((response): response is Response => response !== undefined);
       this.answered(answered.length > 0 ? answered : undefined);
     });
@@ -120,7 +122,7 @@ export class Dispatcher {
     for (const resolve of waiters) resolve();
   }
 
-  private async handleMessage(value: unknown, checkDepth: boolean): Promise<Response | undefined> {
+  private async handleMessage(value: unknown, checkDepth: boolean, batched: boolean): Promise<Response | undefined> {
     const classified = classify(value, checkDepth);
     switch (classified.kind) {
       case 'response':
@@ -137,11 +139,11 @@ export class Dispatcher {
         return undefined; // never answered, even when it fails
       }
       case 'request':
-        return this.handleRequest(classified.message.id, classified.message.method, classified.message.params);
+        return this.handleRequest(classified.message.id, classified.message.method, classified.message.params, batched);
     }
   }
 
-  private async handleRequest(id: RequestId, method: string, params: unknown): Promise<Response | undefined> {
+  private async handleRequest(id: RequestId, method: string, params: unknown, batched: boolean): Promise<Response | undefined> {
     if (this.inFlight.has(id)) {
       return errorResponse(id, RpcError.invalidRequest(`id ${JSON.stringify(id)} is already in use by a request in progress`));
     }
@@ -149,7 +151,7 @@ export class Dispatcher {
     this.inFlight.set(id, entry);
     let response: Response;
     try {
-      const result = await this.handlers.request(method, params as Record<string, unknown> | undefined, { id, signal: entry.signal });
+      const result = await this.handlers.request(method, params as Record<string, unknown> | undefined, { id, signal: entry.signal, batched });
       response = { jsonrpc: '2.0', id, result: result ?? {} };
     } catch (error) {
       // A cancelled request's handler may end by throwing its abort reason: expected, and never answered.

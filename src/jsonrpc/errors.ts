@@ -1,4 +1,5 @@
-// JSON-RPC error codes and the one error class that travels on the wire.
+// JSON-RPC 2.0's error codes and the one error class that travels on the
+// wire. Codes of the protocol on top (MCP's) live with it, in src/mcp/errors.ts.
 // Anything else a handler throws is a bug: it becomes -32603 with a generic
 // message, and the details go to stderr.
 
@@ -8,8 +9,6 @@ export const ErrorCode = {
   MethodNotFound: -32601,
   InvalidParams: -32602,
   InternalError: -32603,
-  /** MCP: resources/read of an unknown URI. */
-  ResourceNotFound: -32002,
 } as const;
 
 /** An error to answer a request with, as { code, message, data? }. */
@@ -31,20 +30,17 @@ export class RpcError extends Error {
     return new RpcError(ErrorCode.InvalidRequest, `Invalid Request: ${detail}`);
   }
 
-  static methodNotFound(method: string): RpcError {
-    return new RpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+  static methodNotFound(method: string, detail?: string): RpcError {
+    return new RpcError(ErrorCode.MethodNotFound, `Method not found: ${method}${detail === undefined ? '' : ` (${detail})`}`);
   }
 
   static invalidParams(detail: string, data?: unknown): RpcError {
     return new RpcError(ErrorCode.InvalidParams, `Invalid params: ${detail}`, data);
   }
 
+  /** Anything a handler throws that is not an RpcError: the details go to stderr, never to the client. */
   static internal(): RpcError {
     return new RpcError(ErrorCode.InternalError, 'Internal error');
-  }
-
-  static resourceNotFound(uri: string): RpcError {
-    return new RpcError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
   }
 
   toJSON(): { code: number; message: string; data?: unknown } {

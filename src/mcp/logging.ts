@@ -1,5 +1,7 @@
-// MCP logging: the client picks a level with logging/setLevel, and events at
-// or above it go out as notifications/message (server/utilities/logging.mdx).
+// MCP logging (server/utilities/logging.mdx): notifications/message at or
+// above a level the client chose. Legacy sessions choose it once for the
+// session, with logging/setLevel; a 2026-07-28 request chooses it for itself
+// in _meta, and gets no log messages at all when it does not.
 
 /** RFC 5424 severities, least severe first. */
 export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
@@ -9,21 +11,32 @@ export function isLogLevel(value: unknown): value is LogLevel {
   return (LOG_LEVELS as readonly unknown[]).includes(value);
 }
 
-export class McpLogger {
-  private threshold: number;
+/** Whether a message at `level` goes to a client that asked for `least` and above. */
+export function isAtLeast(level: LogLevel, least: LogLevel): boolean {
+  return LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(least);
+}
 
+export interface LogMessage {
+  readonly method: 'notifications/message';
+  readonly params: { readonly level: LogLevel; readonly logger: string; readonly data: unknown };
+}
+
+export function logMessage(level: LogLevel, data: unknown, logger = 'diskprobe'): LogMessage {
+  return { method: 'notifications/message', params: { level, logger, data } };
+}
+
+/** A level that can change (logging/setLevel), and where messages at or above it go. */
+export class McpLogger {
   constructor(
-    level: LogLevel,
-    private readonly send: (notification: { method: 'notifications/message'; params: { level: LogLevel; logger: string; data: unknown } }) => void,
-  ) {
-    this.threshold = LOG_LEVELS.indexOf(level);
-  }
+    private level: LogLevel,
+    private readonly send: (message: LogMessage) => void,
+  ) {}
 
   setLevel(level: LogLevel): void {
-    this.threshold = LOG_LEVELS.indexOf(level);
+    this.level = level;
   }
 
-  log(level: LogLevel, data: unknown, logger = 'diskprobe'): void {
-    if (LOG_LEVELS.indexOf(level) >= this.threshold) this.send({ method: 'notifications/message', params: { level, logger, data } });
+  log(level: LogLevel, data: unknown): void {
+    if (isAtLeast(level, this.level)) this.send(logMessage(level, data));
   }
 }

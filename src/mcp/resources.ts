@@ -6,6 +6,7 @@ import { failureReason } from '../format/failureReason.js';
 import { diskUsage, listMounts } from '../index.js';
 import { RpcError } from '../jsonrpc/errors.js';
 import { isAbsolutePath } from './absolutePath.js';
+import { resourceNotFound } from './errors.js';
 import { listMountsTool } from './tools/listMountsTool.js';
 import type { ToolContext } from './tools/tool.js';
 import { usageData } from './tools/usageSchema.js';
@@ -16,8 +17,6 @@ export const USAGE_PREFIX = 'disk://usage/';
 export const USAGE_TEMPLATE = 'disk://usage/{+path}';
 /** Resources per page of resources/list. */
 export const PAGE_SIZE = 10;
-/** A probe failed for a reason other than a missing path (e.g. a dead mount). Server-defined, in JSON-RPC's -32000..-32099. */
-export const PROBE_FAILED = -32000;
 
 /** The URI of a path's usage: RFC 6570 reserved expansion keeps "/" and percent-encodes the rest. */
 export function usageUri(path: string): string {
@@ -78,31 +77,37 @@ export function listResourceTemplates(rules: VersionRules): unknown {
   };
 }
 
-export async function readResource(params: Record<string, unknown>, context: ToolContext): Promise<unknown> {
+/**
+ * A missing resource is -32002 or -32602 by version (VersionRules); a probe
+ * that failed otherwise (a dead mount, EACCES) is rules.probeFailedCode, with
+ * the URI and the errno code in data.
+ */
+export async function readResource(params: Record<string, unknown>, rules: VersionRules, context: ToolContext): Promise<unknown> {
   const { uri } = params;
   if (typeof uri !== 'string') throw RpcError.invalidParams('resources/read needs params.uri');
+  const notFound = (): RpcError => resourceNotFound(uri, rules);
   if (uri === MOUNTS_URI) {
     const listed = await listMountsTool.call({}, context);
     return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(listed.structured) }] };
   }
-  if (!uri.startsWith(USAGE_PREFIX)) throw RpcError.resourceNotFound(uri);
+  if (!uri.startsWith(USAGE_PREFIX)) throw notFound();
   let path: string;
   try {
     path = decodeURI(uri.slice(USAGE_PREFIX.length));
   } catch {
-    throw RpcError.resourceNotFound(uri);
+    throw notFound();
   }
-  if (!isAbsolutePath(path)) throw RpcError.resourceNotFound(uri);
+  if (!isAbsolutePath(path)) throw notFound();
   try {
     const usage = await diskUsage(path, { timeout: context.probeTimeout, signal: context.signal });
-    if (!context.roots.allows(path)) throw RpcError.resourceNotFound(uri);
+    if (!context.roots.allows(path)) throw notFound();
     return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(usageData(usage)) }] };
   } catch (error) {
     if (error instanceof RpcError) throw error;
     const code = (error as { code?: unknown }).code;
     // Outside the roots reads as not found, whether or not the path exists.
-    if (!context.roots.allowsFailed(path, error) || code === 'ENOENT' || code === 'ENOTDIR') throw RpcError.resourceNotFound(uri);
+    if (!context.roots.allowsFailed(path, error) || code === 'ENOENT' || code === 'ENOTDIR') throw notFound();
     if ((error as Error).name === 'AbortError') throw error;
-    throw new RpcError(PROBE_FAILED, `${String(code)}: ${path}: ${failureReason(error, context.probeTimeout)}`, { uri, code });
+    throw new RpcError(rules.probeFailedCode, `${String(code)}: ${path}: ${failureReason(error, context.probeTimeout)}`, { uri, code });
   }
 }

@@ -90,6 +90,37 @@ export function onMountEvent(listener: (event: MountEvent) => void): () => void 
   return guard.on(listener);
 }
 
+let watchers = 0;
+let watchTimer: NodeJS.Timeout | undefined;
+
+/**
+ * Checks the mount table every `intervalMs` until the returned function is
+ * called, so 'mounts-changed' events come without waiting for a probe. On
+ * Linux with the addon a check reads the kernel's change flag on mountinfo
+ * (the table is re-read only when it is set); elsewhere the table is re-read
+ * once it is a second old. The timer keeps no process alive. Watches share
+ * one timer.
+ */
+export function watchMountTable(intervalMs = 500): () => void {
+  watchers++;
+  watchTimer ??= setInterval(() => {
+    try {
+      tables.current();
+    } catch {
+      // unreadable this time (a /proc hiccup): the next tick tries again
+    }
+  }, intervalMs).unref();
+  let stopped = false;
+  return () => {
+    if (stopped) return;
+    stopped = true;
+    if (--watchers === 0) {
+      clearInterval(watchTimer);
+      watchTimer = undefined;
+    }
+  };
+}
+
 /**
  * Where a real path lies in its file system (see MountTable.source): from
  * the cached mount table only. Linux; undefined elsewhere.

@@ -8,12 +8,13 @@ import { describe, expect, it } from 'vitest';
 
 import { Dispatcher } from '../../dist/jsonrpc/dispatcher.js';
 import { encodeMessage } from '../../dist/jsonrpc/framing.js';
+import type { SessionState } from '../../dist/mcp/eras/legacySession.js';
 import { RootPolicy } from '../../dist/mcp/roots.js';
-import { McpSession, type SessionState } from '../../dist/mcp/session.js';
+import { McpServer } from '../../dist/mcp/server.js';
 import { diskUsageTool } from '../../dist/mcp/tools/diskUsageTool.js';
 import { listMountsTool } from '../../dist/mcp/tools/listMountsTool.js';
 import { systemInfoTool } from '../../dist/mcp/tools/systemInfoTool.js';
-import { PROTOCOL_VERSIONS } from '../../dist/mcp/versions.js';
+import { LEGACY_VERSIONS } from '../../dist/mcp/versions.js';
 import { type FuzzFrame, frame, Ids, jsonLine } from './frames.js';
 import { compare, type ModelFrame, modelFrames, Owed, Said } from './model.js';
 import { check } from './seed.js';
@@ -25,7 +26,7 @@ function connect() {
   const out: unknown[] = [];
   const bugs: string[] = [];
   let dispatcher: Dispatcher;
-  const session = new McpSession({
+  const session = new McpServer({
     serverVersion: '0.0.0',
     tools: [diskUsageTool, listMountsTool, systemInfoTool],
     roots: new RootPolicy([]),
@@ -92,7 +93,7 @@ function said(connection: Connection, mark: number, batches: boolean): Said {
 }
 
 const stage = fc.constantFrom('none' as const, 'initialize' as const, 'ready' as const, 'ready' as const);
-const version = fc.constantFrom(...PROTOCOL_VERSIONS);
+const version = fc.constantFrom(...LEGACY_VERSIONS);
 const frames = fc.array(fc.oneof({ weight: 3, arbitrary: frame }, { weight: 1, arbitrary: jsonLine }), { maxLength: 30 });
 const input = (built: FuzzFrame[]): Buffer => {
   const ids = new Ids();
@@ -108,7 +109,7 @@ describe('Dispatcher and session under fuzzing', () => {
           await handshake(connection, v, s);
           for (const line of modelFrames(input(built), CAP)) {
             // The state may move (a fuzzed initialize), so the model asks before each line.
-            const batches = batchesIn(connection.session.currentState, connection.session.version);
+            const batches = batchesIn(connection.session.legacy.state, connection.session.legacy.version);
             const owed = new Owed();
             owed.frame(line, batches);
             const mark = connection.out.length;

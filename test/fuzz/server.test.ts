@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { PROTOCOL_VERSIONS } from '../../dist/mcp/versions.js';
+import { LEGACY_VERSIONS } from '../../dist/mcp/versions.js';
 import { serverPath } from '../e2e/mcpClient.js';
 import { frame, hugeLine, Ids } from './frames.js';
 import { compare, modelFrames, Owed, Said } from './model.js';
@@ -171,7 +171,7 @@ function owedFor(written: readonly Buffer[], batches: boolean): Owed {
 }
 
 describe('the server process under fuzzing', () => {
-  it.each(PROTOCOL_VERSIONS.map((version, index) => [version, index] as const))(
+  it.each(LEGACY_VERSIONS.map((version, index) => [version, index] as const))(
     'survives fuzzing under %s and answers as the model says',
     async (version, index) => {
       const salt = 100 * (index + 1);
@@ -211,7 +211,7 @@ describe('the server process under fuzzing', () => {
 
   it('on SIGTERM in the middle of it all, answers what it read at most once each, writes whole lines, and exits 0', async () => {
     const salt = 900;
-    const version = draw(fc.constantFrom(...PROTOCOL_VERSIONS), salt);
+    const version = draw(fc.constantFrom(...LEGACY_VERSIONS), salt);
     const builds = draw(fc.array(frame, { minLength: 5000, maxLength: 5000 }), salt + 1);
     const sizes = draw(chunkSizes, salt + 2);
     const ids = new Ids();

@@ -3,10 +3,11 @@
 import { describe, expect, it } from 'vitest';
 
 import { Dispatcher } from '../../dist/jsonrpc/dispatcher.js';
+import type { Notification } from '../../dist/mcp/requestScope.js';
 import { RootPolicy } from '../../dist/mcp/roots.js';
-import { McpSession, type Notification } from '../../dist/mcp/session.js';
+import { McpServer } from '../../dist/mcp/server.js';
 import type { Tool } from '../../dist/mcp/tools/tool.js';
-import { PROTOCOL_VERSIONS } from '../../dist/mcp/versions.js';
+import { LEGACY_VERSIONS } from '../../dist/mcp/versions.js';
 import { announceSkip, linuxSkipReason, posixPathsSkipReason } from '../helpers/system.js';
 
 const slowTool: Tool = {
@@ -31,7 +32,7 @@ const slowTool: Tool = {
 function connect(logLevel: 'warning' | 'debug' = 'warning', tools: Tool[] = [slowTool], roots: string[] = []) {
   const out: unknown[] = [];
   let dispatcher: Dispatcher;
-  const session = new McpSession({
+  const session = new McpServer({
     serverVersion: '9.9.9',
     tools,
     roots: new RootPolicy(roots),
@@ -55,13 +56,13 @@ function connect(logLevel: 'warning' | 'debug' = 'warning', tools: Tool[] = [slo
   return { session, dispatcher, out, request, notify };
 }
 
-describe('McpSession lifecycle', () => {
+describe('McpServer, legacy: lifecycle', () => {
   it('serves only initialize and ping before initialize, only ping until initialized', async () => {
     const { session, request, notify } = connect();
     expect((await request('tools/list')).error).toMatchObject({ code: -32600, message: expect.stringContaining('send initialize') });
     expect((await request('ping')).result).toEqual({});
     expect((await request('nope')).error.code).toBe(-32601);
-    expect(session.currentState).toBe('awaitingInitialize');
+    expect(session.legacy.state).toBe('awaitingInitialize');
     expect((await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } })).result).toMatchObject({
       protocolVersion: '2025-06-18',
       serverInfo: { name: 'diskprobe', version: '9.9.9' },
@@ -69,13 +70,13 @@ describe('McpSession lifecycle', () => {
     expect((await request('tools/list')).error).toMatchObject({ code: -32600, message: expect.stringContaining('send notifications/initialized first') });
     expect((await request('initialize', { protocolVersion: '2025-06-18' })).error.code).toBe(-32600);
     notify('notifications/initialized');
-    expect(session.currentState).toBe('ready');
+    expect(session.legacy.state).toBe('ready');
     expect((await request('tools/list')).result.tools).toHaveLength(1);
     expect((await request('initialize', { protocolVersion: '2025-06-18' })).error.code).toBe(-32600);
   });
 
   it("negotiates: the client's version when supported, the latest otherwise, and needs one", async () => {
-    for (const [asked, answered] of [...PROTOCOL_VERSIONS.map((v) => [v, v]), ['1999-01-01', '2025-11-25'], ['2025-11-25-draft', '2025-11-25']]) {
+    for (const [asked, answered] of [...LEGACY_VERSIONS.map((v) => [v, v]), ['1999-01-01', '2025-11-25'], ['2025-11-25-draft', '2025-11-25']]) {
       const { request } = connect();
       expect((await request('initialize', { protocolVersion: asked })).result.protocolVersion).toBe(answered);
     }
@@ -90,7 +91,7 @@ async function ready(version: string, logLevel: 'warning' | 'debug' = 'warning')
   return client;
 }
 
-describe.each(PROTOCOL_VERSIONS)('McpSession under %s', (version) => {
+describe.each(LEGACY_VERSIONS)('McpServer, legacy: under %s', (version) => {
   const newer = (since: string): boolean => version >= since;
 
   it('shows the tool fields this version knows, and no newer ones', async () => {
@@ -132,7 +133,7 @@ describe.each(PROTOCOL_VERSIONS)('McpSession under %s', (version) => {
   });
 });
 
-describe('McpSession utilities', () => {
+describe('McpServer, legacy: utilities', () => {
   it('reports progress in increasing steps, and none after the response', async () => {
     const { out, request } = await ready('2025-11-25');
     const response = await request('tools/call', { name: 'slow', arguments: {}, _meta: { progressToken: 'tok' } });
@@ -171,7 +172,7 @@ describe('McpSession utilities', () => {
   });
 });
 
-describe('McpSession and deeply nested params (found by fuzzing)', () => {
+describe('McpServer, legacy: and deeply nested params (found by fuzzing)', () => {
   it('answers -32600 with the id, not -32603, where a handler would quote a value 5,000 levels deep', async () => {
     const { request, notify, dispatcher, out } = connect();
     await request('initialize', { protocolVersion: '2025-03-26' });
@@ -200,84 +201,90 @@ describe('McpSession and deeply nested params (found by fuzzing)', () => {
   });
 });
 
-describe.skipIf(announceSkip('McpSession resources, prompts and completion on /', posixPathsSkipReason))('McpSession resources, prompts and completion', () => {
-  it('declares them, with completions from 2025-03-26', async () => {
-    for (const version of PROTOCOL_VERSIONS) {
-      const { result } = await connect().request('initialize', { protocolVersion: version });
-      expect(result.capabilities).toEqual({
-        tools: { listChanged: false },
-        resources: { subscribe: false, listChanged: false },
-        prompts: { listChanged: false },
-        logging: {},
-        ...(version >= '2025-03-26' && { completions: {} }),
-      });
-    }
-    const old = await ready('2024-11-05');
-    expect(
-      (await old.request('completion/complete', { ref: { type: 'ref/prompt', name: 'disk_report' }, argument: { name: 'path', value: '/' } })).error.code,
-    ).toBe(-32601);
-  });
-
-  it('pages resources/list with an opaque cursor, and refuses a made-up one', async () => {
-    const { request } = await ready('2025-11-25');
-    const seen: string[] = [];
-    let cursor: string | undefined;
-    do {
-      const { result } = await request('resources/list', cursor === undefined ? {} : { cursor });
-      expect(result.resources.length).toBeLessThanOrEqual(10);
-      seen.push(...result.resources.map((r: { uri: string }) => r.uri));
-      cursor = result.nextCursor;
-    } while (cursor !== undefined);
-    expect(seen[0]).toBe('disk://mounts');
-    expect(seen).toContain('disk://usage//');
-    expect(new Set(seen).size).toBe(seen.length);
-    expect((await request('resources/list', { cursor: 'bm9wZQ' })).error.code).toBe(-32602);
-  });
-
-  it('reads disk://mounts and disk://usage/{+path}, and answers -32002 with the uri for an unknown one', async () => {
-    const { request } = await ready('2025-11-25');
-    const mounts = JSON.parse((await request('resources/read', { uri: 'disk://mounts' })).result.contents[0].text);
-    expect(mounts.mounts.map((m: { mountPoint: string }) => m.mountPoint)).toContain('/');
-    const [content] = (await request('resources/read', { uri: 'disk://usage//' })).result.contents;
-    expect(content).toMatchObject({ uri: 'disk://usage//', mimeType: 'application/json' });
-    expect(JSON.parse(content.text)).toMatchObject({ path: '/', mountPoint: '/' });
-    for (const uri of ['disk://elsewhere', 'disk://usage/relative', 'disk://usage//no/such/path', 'file:///etc']) {
-      expect((await request('resources/read', { uri })).error).toEqual({ code: -32002, message: `Resource not found: ${uri}`, data: { uri } });
-    }
-    expect((await request('resources/templates/list')).result.resourceTemplates[0].uriTemplate).toBe('disk://usage/{+path}');
-  });
-
-  it('renders disk_report, with or without a path, and refuses a relative one', async () => {
-    const { request } = await ready('2025-06-18');
-    expect((await request('prompts/list')).result.prompts[0]).toMatchObject({
-      name: 'disk_report',
-      title: 'Disk usage report',
-      arguments: [{ name: 'path', required: false }],
-    });
-    const focused = (await request('prompts/get', { name: 'disk_report', arguments: { path: '/var' } })).result;
-    expect(focused.messages[0]).toMatchObject({ role: 'user', content: { type: 'text', text: expect.stringContaining('/var') } });
-    expect((await request('prompts/get', { name: 'disk_report' })).result.messages[0].content.text).toContain('list_mounts');
-    expect((await request('prompts/get', { name: 'disk_report', arguments: { path: 'var' } })).error.code).toBe(-32602);
-    expect((await request('prompts/get', { name: 'other' })).error.code).toBe(-32602);
-  });
-
-  it.skipIf(announceSkip('completion of /us and /dev/s', linuxSkipReason))(
-    'completes paths from mount points and directories, for the prompt and the template',
-    async () => {
-      const { request } = await ready('2025-11-25');
-      const prompt = await request('completion/complete', { ref: { type: 'ref/prompt', name: 'disk_report' }, argument: { name: 'path', value: '/us' } });
-      expect(prompt.result.completion).toEqual({ values: ['/usr'], total: 1, hasMore: false });
-      const template = await request('completion/complete', {
-        ref: { type: 'ref/resource', uri: 'disk://usage/{+path}' },
-        argument: { name: 'path', value: '/dev/s' },
-      });
-      expect(template.result.completion.values).toContain('/dev/shm');
-      const many = await request('completion/complete', { ref: { type: 'ref/prompt', name: 'disk_report' }, argument: { name: 'path', value: '/usr/share/' } });
-      expect(many.result.completion.values.length).toBeLessThanOrEqual(100);
-      expect(many.result.completion.hasMore).toBe(many.result.completion.total > 100);
+describe.skipIf(announceSkip('McpServer, legacy: resources, prompts and completion on /', posixPathsSkipReason))(
+  'McpServer, legacy: resources, prompts and completion',
+  () => {
+    it('declares them, with completions from 2025-03-26', async () => {
+      for (const version of LEGACY_VERSIONS) {
+        const { result } = await connect().request('initialize', { protocolVersion: version });
+        expect(result.capabilities).toEqual({
+          tools: { listChanged: false },
+          resources: { subscribe: false, listChanged: false },
+          prompts: { listChanged: false },
+          logging: {},
+          ...(version >= '2025-03-26' && { completions: {} }),
+        });
+      }
+      const old = await ready('2024-11-05');
       expect(
-        (await request('completion/complete', { ref: { type: 'ref/prompt', name: 'disk_report' }, argument: { name: 'other', value: '' } })).error.code,
-      ).toBe(-32602);
-    },
-  );
-});
+        (await old.request('completion/complete', { ref: { type: 'ref/prompt', name: 'disk_report' }, argument: { name: 'path', value: '/' } })).error.code,
+      ).toBe(-32601);
+    });
+
+    it('pages resources/list with an opaque cursor, and refuses a made-up one', async () => {
+      const { request } = await ready('2025-11-25');
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const { result } = await request('resources/list', cursor === undefined ? {} : { cursor });
+        expect(result.resources.length).toBeLessThanOrEqual(10);
+        seen.push(...result.resources.map((r: { uri: string }) => r.uri));
+        cursor = result.nextCursor;
+      } while (cursor !== undefined);
+      expect(seen[0]).toBe('disk://mounts');
+      expect(seen).toContain('disk://usage//');
+      expect(new Set(seen).size).toBe(seen.length);
+      expect((await request('resources/list', { cursor: 'bm9wZQ' })).error.code).toBe(-32602);
+    });
+
+    it('reads disk://mounts and disk://usage/{+path}, and answers -32002 with the uri for an unknown one', async () => {
+      const { request } = await ready('2025-11-25');
+      const mounts = JSON.parse((await request('resources/read', { uri: 'disk://mounts' })).result.contents[0].text);
+      expect(mounts.mounts.map((m: { mountPoint: string }) => m.mountPoint)).toContain('/');
+      const [content] = (await request('resources/read', { uri: 'disk://usage//' })).result.contents;
+      expect(content).toMatchObject({ uri: 'disk://usage//', mimeType: 'application/json' });
+      expect(JSON.parse(content.text)).toMatchObject({ path: '/', mountPoint: '/' });
+      for (const uri of ['disk://elsewhere', 'disk://usage/relative', 'disk://usage//no/such/path', 'file:///etc']) {
+        expect((await request('resources/read', { uri })).error).toEqual({ code: -32002, message: `Resource not found: ${uri}`, data: { uri } });
+      }
+      expect((await request('resources/templates/list')).result.resourceTemplates[0].uriTemplate).toBe('disk://usage/{+path}');
+    });
+
+    it('renders disk_report, with or without a path, and refuses a relative one', async () => {
+      const { request } = await ready('2025-06-18');
+      expect((await request('prompts/list')).result.prompts[0]).toMatchObject({
+        name: 'disk_report',
+        title: 'Disk usage report',
+        arguments: [{ name: 'path', required: false }],
+      });
+      const focused = (await request('prompts/get', { name: 'disk_report', arguments: { path: '/var' } })).result;
+      expect(focused.messages[0]).toMatchObject({ role: 'user', content: { type: 'text', text: expect.stringContaining('/var') } });
+      expect((await request('prompts/get', { name: 'disk_report' })).result.messages[0].content.text).toContain('list_mounts');
+      expect((await request('prompts/get', { name: 'disk_report', arguments: { path: 'var' } })).error.code).toBe(-32602);
+      expect((await request('prompts/get', { name: 'other' })).error.code).toBe(-32602);
+    });
+
+    it.skipIf(announceSkip('completion of /us and /dev/s', linuxSkipReason))(
+      'completes paths from mount points and directories, for the prompt and the template',
+      async () => {
+        const { request } = await ready('2025-11-25');
+        const prompt = await request('completion/complete', { ref: { type: 'ref/prompt', name: 'disk_report' }, argument: { name: 'path', value: '/us' } });
+        expect(prompt.result.completion).toEqual({ values: ['/usr'], total: 1, hasMore: false });
+        const template = await request('completion/complete', {
+          ref: { type: 'ref/resource', uri: 'disk://usage/{+path}' },
+          argument: { name: 'path', value: '/dev/s' },
+        });
+        expect(template.result.completion.values).toContain('/dev/shm');
+        const many = await request('completion/complete', {
+          ref: { type: 'ref/prompt', name: 'disk_report' },
+          argument: { name: 'path', value: '/usr/share/' },
+        });
+        expect(many.result.completion.values.length).toBeLessThanOrEqual(100);
+        expect(many.result.completion.hasMore).toBe(many.result.completion.total > 100);
+        expect(
+          (await request('completion/complete', { ref: { type: 'ref/prompt', name: 'disk_report' }, argument: { name: 'other', value: '' } })).error.code,
+        ).toBe(-32602);
+      },
+    );
+  },
+);

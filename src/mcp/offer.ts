@@ -1,0 +1,32 @@
+// What this server says of itself: its capabilities as each version
+// declares them, its instructions for the model, and its identity. One
+// source for initialize (legacy) and server/discover (2026-07-28).
+import { backend } from '../index.js';
+import type { VersionRules } from './versions.js';
+
+export const INSTRUCTIONS =
+  'Use disk_usage to see how full the file system holding one path is (pass unit "percent" or "mb" for a single figure), ' +
+  'list_mounts for every mounted file system at once, and system_info for the host itself. ' +
+  'Paths must be absolute, such as / or /data; relative paths are refused. ' +
+  'A file system that does not answer is reported as not responding rather than waited on.';
+
+/** Declares only what is real: the tools and prompts never change; the resources do, with the mount table, from 2026-07-28 on a subscriptions/listen stream. */
+export function capabilities(rules: VersionRules): Record<string, unknown> {
+  return {
+    tools: { listChanged: false },
+    resources: rules.resourceSubscriptions ? { subscribe: true, listChanged: true } : { subscribe: false, listChanged: false },
+    prompts: { listChanged: false },
+    logging: {},
+    ...(rules.methods.has('completion/complete') && { completions: {} }),
+  };
+}
+
+/** The log message a client gets when sizes come from the fallback, with its caveat. */
+export function fallbackWarning(): Record<string, string> | undefined {
+  return backend === 'statfs'
+    ? {
+        event: 'fallback backend in use',
+        detail: 'the native addon did not load; sizes come from fs.statfs and are inexact where f_bsize differs from f_frsize',
+      }
+    : undefined;
+}

@@ -1,0 +1,245 @@
+// The MCP server, dual-era (basic/versioning.mdx, "Backward Compatibility
+// with Initialization-Based Versions"). Each request's era is decided once,
+// here at the edge: a request whose _meta carries the per-request protocol
+// fields is served statelessly under 2026-07-28; any other belongs to the
+// legacy session that initialize opened, and to its lifecycle. Either way it
+// gets a RequestScope, and the method table's handlers read only that.
+import type { DispatcherHandlers, RequestContext } from '../jsonrpc/dispatcher.js';
+import { RpcError } from '../jsonrpc/errors.js';
+import { isRequestId, type RequestId } from '../jsonrpc/messages.js';
+import { onMountEvent, watchMountTable } from '../probe/probe.js';
+import { CACHE_HINTS } from './caching.js';
+import { complete } from './completion.js';
+import { LegacySession } from './eras/legacySession.js';
+import { claimsModernEra, readRequestMeta } from './eras/requestMeta.js';
+import { isAtLeast, type LogLevel, logMessage } from './logging.js';
+import { capabilities, fallbackWarning, INSTRUCTIONS } from './offer.js';
+import { getPrompt, listPrompts } from './prompts.js';
+import { META, metaOf, type Notification, type RequestScope } from './requestScope.js';
+import { listResources, listResourceTemplates, readResource } from './resources.js';
+import type { RootPolicy } from './roots.js';
+import { describeMountEvent, eventLine } from './serverEvents.js';
+import { Subscriptions } from './subscriptions.js';
+import { callTool, listTools } from './toolCall.js';
+import { type ServerLimits, toolContext } from './toolContext.js';
+import type { Tool } from './tools/tool.js';
+import { ALL_METHODS, MODERN_VERSIONS, VERSION_RULES, type VersionRules } from './versions.js';
+
+export interface ServerOptions {
+  readonly serverVersion: string;
+  readonly tools: readonly Tool[];
+  /** Milliseconds a file system has to answer. */
+  readonly probeTimeout: number;
+  /** The --root allowlist (no roots: every path). */
+  readonly roots: RootPolicy;
+  /** The legacy session's log level until logging/setLevel (--log-level). */
+  readonly logLevel: LogLevel;
+  /** Sends a notification; `related` is the request it belongs to (absent: the legacy session's own). */
+  readonly notify: (notification: Notification, related?: RequestId) => void;
+  /** Cancels an in-flight request (the dispatcher's). */
+  readonly cancel: (id: RequestId, reason?: string) => void;
+  /** Reports a bug to stderr. */
+  readonly reportBug: (message: string) => void;
+  /** Takes the server's own events as lines of text (stderr, in `diskprobe serve`). */
+  readonly logLine?: (line: string) => void;
+}
+
+type Params = Record<string, unknown>;
+type Handler = (params: Params, scope: RequestScope) => unknown;
+
+/** The methods whose requests may carry inputResponses and requestState (basic/patterns/mrtr.mdx, "Supported Requests"). */
+const MULTI_ROUND_TRIP = new Set(['tools/call', 'resources/read', 'prompts/get']);
+
+export class McpServer implements DispatcherHandlers {
+  /** The legacy era's session: the lifecycle, and the version initialize agreed. */
+  readonly legacy: LegacySession;
+  private readonly subscriptions = new Subscriptions(() => watchMountTable());
+  private readonly methods: ReadonlyMap<string, Handler>;
+  private readonly serverInfo: { readonly name: string; readonly version: string };
+  private readonly limits: ServerLimits;
+  /** 2026-07-28 requests in flight that asked for log messages: the server's own events go to them too. */
+  private readonly listening = new Set<RequestScope>();
+  private readonly unsubscribe: () => void;
+
+  constructor(private readonly options: ServerOptions) {
+    this.serverInfo = { name: 'diskprobe', version: options.serverVersion };
+    this.limits = { probeTimeout: options.probeTimeout, roots: options.roots };
+    this.legacy = new LegacySession({
+      logLevel: options.logLevel,
+      notify: options.notify,
+      onReady: (logger) => {
+        const warning = fallbackWarning();
+        if (warning) logger.log('warning', warning);
+      },
+    });
+    const warning = fallbackWarning();
+    if (warning) options.logLine?.(eventLine({ level: 'warning', data: warning }));
+    this.unsubscribe = onMountEvent((event) => {
+      const { level, data } = describeMountEvent(event);
+      options.logLine?.(eventLine({ level, data }));
+      this.legacy.logger.log(level, data);
+      for (const scope of this.listening) scope.log(level, data);
+      if (event.type === 'mounts-changed') this.subscriptions.mountsChanged();
+    });
+    const { tools } = options;
+    const limits = this.limits;
+    // A Map, so "__proto__" or "constructor" is just an unknown method.
+    this.methods = new Map<string, Handler>([
+      ['initialize', (params) => this.legacy.initialize(params, (version) => this.offer(VERSION_RULES[version]))],
+      ['ping', () => ({})],
+      ['logging/setLevel', (params) => this.legacy.setLogLevel(params)],
+      ['server/discover', (_params, scope) => this.discover(scope)],
+      ['subscriptions/listen', (params, scope) => this.subscriptions.listen(params, scope, (meta) => this.complete('subscriptions/listen', { _meta: meta }))],
+      ['tools/list', (params, scope) => listTools(tools, params, scope)],
+      ['tools/call', (params, scope) => callTool(tools, params, scope, limits)],
+      ['resources/list', (params, scope) => listResources(params, scope.rules, toolContext(scope, limits, false))],
+      ['resources/templates/list', (_params, scope) => listResourceTemplates(scope.rules)],
+      ['resources/read', (params, scope) => readResource(params, scope.rules, toolContext(scope, limits, false))],
+      ['prompts/list', (_params, scope) => listPrompts(scope.rules)],
+      ['prompts/get', (params) => getPrompt(params)],
+      ['completion/complete', (params, scope) => complete(params, limits.roots, limits.probeTimeout, scope.signal)],
+    ]);
+  }
+
+  acceptsBatch(): boolean {
+    return this.legacy.acceptsBatch();
+  }
+
+  request(method: string, params: Params | undefined, context: RequestContext): unknown {
+    const meta = metaOf(params);
+    const scope = claimsModernEra(meta) ? this.modernScope(method, params, meta, context) : this.legacyScope(method, params, context);
+    if (params !== undefined && Array.isArray(params)) throw RpcError.invalidParams('params must be an object');
+    const handler = this.methods.get(method)!;
+    if (!scope.rules.resultMeta) return handler(params ?? {}, scope);
+    // A 2026-07-28 request: once answered, it hears no more of the server's
+    // events, and its result gets that version's fields.
+    const done = (): boolean => this.listening.delete(scope);
+    let result: unknown;
+    try {
+      result = handler(params ?? {}, scope);
+    } catch (error) {
+      done();
+      throw error;
+    }
+    if (!(result instanceof Promise)) {
+      done();
+      return this.complete(method, result);
+    }
+    return result.then(
+      (value) => {
+        done();
+        return this.complete(method, value);
+      },
+      (error: unknown) => {
+        done();
+        throw error;
+      },
+    );
+  }
+
+  notification(method: string, params: Params | undefined): void {
+    if (method === 'notifications/initialized') {
+      this.legacy.initialized();
+    } else if (method === 'notifications/cancelled') {
+      const id = params?.requestId;
+      // Unknown and finished ids are ignored (basic/utilities/cancellation.mdx); so is a cancel of initialize.
+      if (isRequestId(id) && !this.legacy.ignoresCancelOf(id)) this.options.cancel(id, typeof params?.reason === 'string' ? params.reason : undefined);
+    }
+    // Others need nothing from this server: notifications/roots/list_changed
+    // among them (roots are never asked for; 2026-07-28 removed it).
+  }
+
+  internalError(error: unknown, method: string): void {
+    this.options.reportBug(`diskprobe: internal error in ${method}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  }
+
+  /** Ends what only the server can end (subscriptions/listen streams) with their graceful-close results: at EOF and on SIGTERM. */
+  shutdown(): void {
+    this.subscriptions.closeAll();
+  }
+
+  close(): void {
+    this.unsubscribe();
+  }
+
+  /** A request without the per-request fields: the legacy session's, checked against its lifecycle. */
+  private legacyScope(method: string, params: Params | undefined, context: RequestContext): RequestScope {
+    if (!ALL_METHODS.has(method)) throw RpcError.methodNotFound(method);
+    // Once a version is agreed, a method it lacks does not exist (docs/baseline.md §3).
+    if (this.legacy.state !== 'awaitingInitialize' && !VERSION_RULES[this.legacy.version].methods.has(method)) throw RpcError.methodNotFound(method);
+    return this.legacy.scope(method, params, context);
+  }
+
+  /** A 2026-07-28 request: everything it needs is in its own _meta (basic/index.mdx, "Statelessness"). */
+  private modernScope(method: string, params: Params | undefined, meta: Record<string, unknown>, context: RequestContext): RequestScope {
+    const { version, clientCapabilities, logLevel } = readRequestMeta(meta);
+    const rules = VERSION_RULES[version];
+    if (context.batched) throw RpcError.invalidRequest(`a batch may not carry a ${version} request: send it on a line of its own`);
+    if (!rules.methods.has(method)) {
+      const detail = method === 'initialize' ? 'to open a legacy session, send initialize without the per-request _meta fields' : `not a method of ${version}`;
+      throw RpcError.methodNotFound(method, detail);
+    }
+    if (MULTI_ROUND_TRIP.has(method)) checkRoundTripFields(params);
+    const token = meta.progressToken;
+    const notify = (notification: Notification): void => this.options.notify(notification, context.id);
+    const scope: RequestScope = {
+      id: context.id,
+      signal: context.signal,
+      version,
+      rules,
+      clientCapabilities,
+      progressToken: isRequestId(token) ? token : undefined,
+      notify,
+      log:
+        logLevel === undefined
+          ? () => {}
+          : (level, data) => {
+              if (isAtLeast(level, logLevel) && !context.signal.aborted) notify(logMessage(level, data));
+            },
+    };
+    if (logLevel !== undefined) this.listening.add(scope);
+    return scope;
+  }
+
+  /** A 2026-07-28 result: resultType, the caching hints of cacheable methods, and serverInfo in _meta. */
+  private complete(method: string, result: unknown): Record<string, unknown> | undefined {
+    if (result === undefined) return undefined; // a cancelled subscription: never sent
+    const fields = result as Record<string, unknown>;
+    return {
+      ...fields,
+      ...CACHE_HINTS.get(method),
+      resultType: 'complete',
+      _meta: { ...(fields._meta as Record<string, unknown> | undefined), [META.serverInfo]: this.serverInfo },
+    };
+  }
+
+  private offer(rules: VersionRules): Record<string, unknown> {
+    return { capabilities: capabilities(rules), serverInfo: this.serverInfo, instructions: INSTRUCTIONS };
+  }
+
+  /**
+   * server/discover (server/discover.mdx): the versions a request may name in
+   * its _meta. The legacy versions are left out: they are spoken only after
+   * initialize, never named per request (docs/mcp-rules.md §13).
+   */
+  private discover(scope: RequestScope): Record<string, unknown> {
+    const warning = fallbackWarning();
+    if (warning) scope.log('warning', warning);
+    return { supportedVersions: [...MODERN_VERSIONS], capabilities: capabilities(scope.rules), instructions: INSTRUCTIONS };
+  }
+}
+
+/**
+ * This server never asks the client for input, so inputResponses and
+ * requestState can only be ones it did not ask for: well-formed, they are
+ * ignored (mrtr.mdx, "Error Handling": what the server does not need);
+ * malformed, the request is -32602.
+ */
+function checkRoundTripFields(params: Params | undefined): void {
+  const responses = params?.inputResponses;
+  if (responses !== undefined && (typeof responses !== 'object' || responses === null || Array.isArray(responses))) {
+    throw RpcError.invalidParams('params.inputResponses, when given, must be an object (InputResponses); this server never asks for input');
+  }
+  const state = params?.requestState;
+  if (state !== undefined && typeof state !== 'string') throw RpcError.invalidParams('params.requestState, when given, must be a string');
+}
