@@ -22,6 +22,16 @@ export const PACKAGE_VERSION = (JSON.parse(readFileSync(`${projectRoot}package.j
 /** What the server answers when asked for a version it does not support. */
 export const LATEST_VERSION: ProtocolVersion = '2025-11-25';
 
+/** The per-request _meta of a 2026-07-28 request, with `extra` (logLevel, progressToken, …) added. */
+export function modernMeta(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+    'io.modelcontextprotocol/clientInfo': { name: 'diskprobe-e2e', version: '1.0.0' },
+    ...extra,
+  };
+}
+
 /** How long a test waits for something the server should say at once: a bound on failure, not a measurement. */
 const WAIT_MS = 5000;
 /** How long the server has to exit once its input ends. */
@@ -161,6 +171,11 @@ export class McpClient {
     const response = await this.request(method, params);
     if (!response.result) throw new Error(`${method} failed: ${JSON.stringify(response.error)}`);
     return response.result;
+  }
+
+  /** A 2026-07-28 request: `params` with the per-request _meta (plus `meta`) added. */
+  modern(method: string, params: Record<string, unknown> = {}, meta: Record<string, unknown> = {}, id: RequestId = this.newId()): Promise<RpcResponse> {
+    return this.request(method, { ...params, _meta: modernMeta(meta) }, id);
   }
 
   notify(method: string, params?: Record<string, unknown>): void {

@@ -1,9 +1,11 @@
 // The conversation with a server as the client saw it, both directions, and
 // the check of every line the server wrote: a complete line of UTF-8 JSON,
-// valid for the protocol version in force when it arrived, and, for a
-// response, for the method of the request it answers. No I/O: the client
-// feeds it bytes.
-import { NULL_ID_PROBLEM, PROTOCOL_VERSIONS, type ProtocolVersion, validateServerMessage } from '../helpers/mcpSchema.js';
+// valid for its protocol version, and, for a response, for the method of the
+// request it answers. A line's version is its request's when that request
+// named one in _meta (2026-07-28: a response, the request's progress, a
+// subscription's notifications), else the version in force (the one
+// initialize agreed). No I/O: the client feeds it bytes.
+import { MODERN_VERSION, NULL_ID_PROBLEM, PROTOCOL_VERSIONS, type ProtocolVersion, validateServerMessage } from '../helpers/mcpSchema.js';
 
 export type RequestId = string | number;
 
@@ -44,6 +46,12 @@ export const withId =
 
 const isKnownVersion = (value: unknown): value is ProtocolVersion => (PROTOCOL_VERSIONS as readonly unknown[]).includes(value);
 
+/** The version a request names in its _meta, if it names 2026-07-28. */
+function modernVersionOf(request: Record<string, unknown>): ProtocolVersion | undefined {
+  const meta = isRecord(request.params) ? request.params._meta : undefined;
+  return isRecord(meta) && meta['io.modelcontextprotocol/protocolVersion'] === MODERN_VERSION ? MODERN_VERSION : undefined;
+}
+
 /** Ids as map keys: 1 and "1" are different ids. */
 const idKey = (id: unknown): string => JSON.stringify(id);
 
@@ -81,6 +89,9 @@ export class Transcript {
   private readonly chunks: Buffer[] = [];
   /** Method of each request sent and not yet answered, by idKey. */
   private readonly methods = new Map<string, string>();
+  /** The version 2026-07-28 requests named, by idKey of their id, and of their progress token. */
+  private readonly requestVersions = new Map<string, ProtocolVersion>();
+  private readonly tokenVersions = new Map<string, ProtocolVersion>();
   private current: ProtocolVersion;
   private negotiated = false;
 
@@ -117,6 +128,12 @@ export class Transcript {
         if (!isRecord(item) || typeof item.method !== 'string') continue;
         if (typeof item.id !== 'string' && !Number.isInteger(item.id)) continue;
         this.methods.set(idKey(item.id), item.method);
+        const modern = modernVersionOf(item);
+        if (modern !== undefined) {
+          this.requestVersions.set(idKey(item.id), modern);
+          const token = isRecord(item.params) && isRecord(item.params._meta) ? item.params._meta.progressToken : undefined;
+          if (token !== undefined) this.tokenVersions.set(idKey(token), modern);
+        }
         // Until an initialize is answered, check against what the test asks for.
         if (item.method === 'initialize' && !this.negotiated && isRecord(item.params) && isKnownVersion(item.params.protocolVersion)) {
           this.current = item.params.protocolVersion;
@@ -135,8 +152,8 @@ export class Transcript {
 
   private receive(bytes: Buffer): void {
     const index = this.received.length;
-    const record = (line: string, message: unknown, requestMethod?: string): void => {
-      this.received.push({ index, line, message, version: this.current, requestMethod });
+    const record = (line: string, message: unknown, requestMethod?: string, version = this.current): void => {
+      this.received.push({ index, line, message, version, requestMethod });
     };
     let line: string;
     try {
@@ -155,6 +172,7 @@ export class Transcript {
     // JSON allows whitespace around a value; a message line has none (a stray CR would be some).
     if (line !== line.trim()) this.problems.push(`line ${index} has whitespace around the message: ${JSON.stringify(line.slice(0, 200))}`);
 
+    const version = this.versionOf(message);
     const requestMethod = this.answered(message);
     const elementMethods = Array.isArray(message) ? message.map((element) => this.answered(element)) : [];
     // The initialize result is shaped for the version it announces.
@@ -162,14 +180,14 @@ export class Transcript {
       this.current = message.result.protocolVersion;
       this.negotiated = true;
     }
-    record(line, message, requestMethod);
+    record(line, message, requestMethod, version);
 
-    const problems = [...validateServerMessage(this.current, message, requestMethod)];
+    const problems = [...validateServerMessage(version, message, requestMethod)];
     // The batch check looks at envelopes only; each element is also checked against its method's result.
     elementMethods.forEach((method, position) => {
       if (method !== undefined) {
         const element = (message as unknown[])[position];
-        problems.push(...validateServerMessage(this.current, element, method).map((problem) => `/${position}: ${problem}`));
+        problems.push(...validateServerMessage(version, element, method).map((problem) => `/${position}: ${problem}`));
       }
     });
     // JSON-RPC 2.0 requires id null when the request's id could not be read; the MCP schemas do
@@ -181,9 +199,25 @@ export class Transcript {
         excused--;
         continue;
       }
-      const context = `${this.current}${requestMethod ? `, answering ${requestMethod}` : ''}`;
+      const context = `${version}${requestMethod ? `, answering ${requestMethod}` : ''}`;
       this.problems.push(`line ${index} (${context}): ${problem}\n    ${line.slice(0, 300)}`);
     }
+  }
+
+  /**
+   * The version a line is checked against: its request's, for a response to
+   * a 2026-07-28 request, that request's progress, or a notification of its
+   * subscription (tagged with the subscriptions/listen request's id); else
+   * the version in force.
+   */
+  private versionOf(message: unknown): ProtocolVersion {
+    if (!isRecord(message)) return this.current;
+    if (isResponse(message)) return this.requestVersions.get(idKey(message.id)) ?? this.current;
+    const params = isRecord(message.params) ? message.params : {};
+    if (params.progressToken !== undefined) return this.tokenVersions.get(idKey(params.progressToken)) ?? this.current;
+    const subscription = isRecord(params._meta) ? params._meta['io.modelcontextprotocol/subscriptionId'] : undefined;
+    if (subscription !== undefined) return this.requestVersions.get(idKey(subscription)) ?? this.current;
+    return this.current;
   }
 
   /** The method of the request `response` answers, forgotten once answered. */

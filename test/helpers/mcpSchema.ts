@@ -14,9 +14,13 @@ import ajvFormats from 'ajv-formats';
 
 import { projectRoot } from './system.js';
 
-export type ProtocolVersion = '2024-11-05' | '2025-03-26' | '2025-06-18' | '2025-11-25';
+/** The versions agreed by the initialize handshake. */
+export type LegacyVersion = '2024-11-05' | '2025-03-26' | '2025-06-18' | '2025-11-25';
+/** Every version whose schema messages can be checked against: the handshake versions and 2026-07-28, named per request. */
+export type ProtocolVersion = LegacyVersion | typeof MODERN_VERSION;
 
-export const PROTOCOL_VERSIONS: readonly ProtocolVersion[] = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
+export const PROTOCOL_VERSIONS: readonly LegacyVersion[] = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
+export const MODERN_VERSION = '2026-07-28';
 
 /** Where the vendored schemas live: `<version>/schema.json`, with SHA256SUMS beside them. */
 export const schemaDir = resolve(projectRoot, 'test/fixtures/mcp-schema');
@@ -42,6 +46,7 @@ const ENVELOPES: Record<ProtocolVersion, { readonly result: string; readonly err
   '2025-06-18': { result: 'JSONRPCResponse', error: 'JSONRPCError' },
   // 2025-11-25 renamed both; its JSONRPCResponse is now the union of the two.
   '2025-11-25': { result: 'JSONRPCResultResponse', error: 'JSONRPCErrorResponse' },
+  '2026-07-28': { result: 'JSONRPCResultResponse', error: 'JSONRPCErrorResponse' },
 };
 
 /** The result definition that answers each request method a server handles. */
@@ -59,6 +64,9 @@ const RESULT_DEFINITIONS: Readonly<Record<string, string>> = {
   'prompts/get': 'GetPromptResult',
   'completion/complete': 'CompleteResult',
   'logging/setLevel': 'EmptyResult',
+  // 2026-07-28
+  'server/discover': 'DiscoverResult',
+  'subscriptions/listen': 'SubscriptionsListenResult',
 };
 
 interface LoadedSchema {

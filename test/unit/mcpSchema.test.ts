@@ -8,7 +8,15 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { NULL_ID_PROBLEM, PROTOCOL_VERSIONS, type ProtocolVersion, schemaDir, validateDefinition, validateServerMessage } from '../helpers/mcpSchema.js';
+import {
+  MODERN_VERSION,
+  NULL_ID_PROBLEM,
+  PROTOCOL_VERSIONS,
+  type ProtocolVersion,
+  schemaDir,
+  validateDefinition,
+  validateServerMessage,
+} from '../helpers/mcpSchema.js';
 
 const initializeResult = (version: ProtocolVersion) => ({
   protocolVersion: version,
@@ -202,5 +210,34 @@ describe('MCP schema validator', () => {
     it('refuses an empty batch', () => {
       expect(validateServerMessage('2025-03-26', [])).toEqual(['an empty batch: JSON-RPC 2.0 §6 says to send nothing instead']);
     });
+  });
+});
+
+describe('MCP schema validator, 2026-07-28', () => {
+  const discover = {
+    supportedVersions: ['2026-07-28'],
+    capabilities: { tools: {} },
+    resultType: 'complete',
+    ttlMs: 0,
+    cacheScope: 'public',
+    _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'diskprobe', version: '0.1.0' } },
+  };
+
+  it('accepts a server/discover result and a subscription acknowledgment', () => {
+    expect(validateServerMessage(MODERN_VERSION, response(discover), 'server/discover')).toEqual([]);
+    const ack = {
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 1 }, notifications: { resourcesListChanged: true } },
+    };
+    expect(validateServerMessage(MODERN_VERSION, ack)).toEqual([]);
+  });
+
+  it('refuses a result without resultType, and a cacheable one without its hints', () => {
+    const { resultType: _, ...untyped } = discover;
+    expect(validateServerMessage(MODERN_VERSION, response(untyped), 'server/discover').join('\n')).toMatch(/resultType/);
+    const { ttlMs: __, ...unhinted } = discover;
+    expect(validateServerMessage(MODERN_VERSION, response(unhinted), 'server/discover').join('\n')).toMatch(/ttlMs/);
+    expect(validateServerMessage(MODERN_VERSION, response({ tools: [], resultType: 'complete' }), 'tools/list').join('\n')).toMatch(/ttlMs|cacheScope/);
   });
 });
