@@ -57,6 +57,8 @@ export class Subscriptions {
     const id = scope.id;
     const tag = { [META.subscriptionId]: id };
     const notify = (method: string, fields: Record<string, unknown> = {}): void => scope.notify({ method, params: { _meta: tag, ...fields } });
+    // Watching before the acknowledgment: any change the client could make after it is seen.
+    this.stopWatching ??= this.watch();
     notify('notifications/subscriptions/acknowledged', { notifications: honored });
     return new Promise((resolve) => {
       const end = (): void => {
@@ -79,7 +81,6 @@ export class Subscriptions {
         end();
         resolve(undefined);
       });
-      this.stopWatching ??= this.watch();
     });
   }
 

@@ -98,18 +98,25 @@ let watchTimer: NodeJS.Timeout | undefined;
  * called, so 'mounts-changed' events come without waiting for a probe. On
  * Linux with the addon a check reads the kernel's change flag on mountinfo
  * (the table is re-read only when it is set); elsewhere the table is re-read
- * once it is a second old. The timer keeps no process alive. Watches share
- * one timer.
+ * once it is a second old. The table is read when the watch starts, so any
+ * change after the call is reported. The timer keeps no process alive.
+ * Watches share one timer.
  */
 export function watchMountTable(intervalMs = 500): () => void {
-  watchers++;
-  watchTimer ??= setInterval(() => {
+  const check = (): void => {
     try {
       tables.current();
     } catch {
       // unreadable this time (a /proc hiccup): the next tick tries again
     }
-  }, intervalMs).unref();
+  };
+  watchers++;
+  if (watchTimer === undefined) {
+    // The table as it is now is what the first change is told against: read
+    // it here, or a change before the first tick would be taken for the start.
+    check();
+    watchTimer = setInterval(check, intervalMs).unref();
+  }
   let stopped = false;
   return () => {
     if (stopped) return;
