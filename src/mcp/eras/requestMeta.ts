@@ -65,7 +65,7 @@ export function readRequestMeta(meta: Record<string, unknown>): RequestMeta {
   return {
     version,
     clientCapabilities,
-    clientInfo: clientInfo === undefined ? undefined : { name: clientInfo.name as string, version: clientInfo.version as string },
+    clientInfo: clientInfo as RequestMeta['clientInfo'],
     logLevel,
   };
 }
