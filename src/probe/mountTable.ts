@@ -170,8 +170,8 @@ function isWithin(path: string, dir: string, separator: string, fold: boolean): 
 export class MountTable {
   readonly entries: readonly MountEntry[];
   private readonly byDevice = new Map<number, MountEntry[]>();
-  /** Visible mounts, longest mount point first: the first that contains a path holds it. */
-  private readonly byDepth: MountEntry[];
+  /** The visible mount at each mount point (case-folded where the platform folds): the last one mounted there. */
+  private readonly visible = new Map<string, MountEntry>();
   private readonly lexicalCache = new Map<string, MountEntry | undefined>();
 
   constructor(
@@ -186,9 +186,7 @@ export class MountTable {
       else this.byDevice.set(entry.deviceKey, [entry]);
     }
     // Later entries over-mount earlier ones at the same point: keep the last.
-    const visible = new Map<string, MountEntry>();
-    for (const entry of entries) visible.set(foldCase ? entry.mountPoint.toLowerCase() : entry.mountPoint, entry);
-    this.byDepth = [...visible.values()].sort((a, b) => b.mountPoint.length - a.mountPoint.length);
+    for (const entry of entries) this.visible.set(foldCase ? entry.mountPoint.toLowerCase() : entry.mountPoint, entry);
   }
 
   /**
@@ -198,11 +196,31 @@ export class MountTable {
   lexical(path: string): MountEntry | undefined {
     let hit = this.lexicalCache.get(path);
     if (hit === undefined && !this.lexicalCache.has(path)) {
-      hit = this.byDepth.find((entry) => isWithin(path, entry.mountPoint, this.separator, this.foldCase));
+      hit = this.deepestMountAbove(this.foldCase ? path.toLowerCase() : path);
       if (this.lexicalCache.size > 4096) this.lexicalCache.clear();
       this.lexicalCache.set(path, hit);
     }
     return hit;
+  }
+
+  /**
+   * The visible mount with the longest mount point that `path` is within:
+   * the path itself, or a prefix of it that ends at a separator (with or
+   * without that separator: "/" and "C:\" keep theirs). One map lookup per
+   * path component, whatever the number of mounts.
+   */
+  private deepestMountAbove(path: string): MountEntry | undefined {
+    const exact = this.visible.get(path);
+    if (exact !== undefined) return exact;
+    for (let at = path.lastIndexOf(this.separator); at >= 0; at = at === 0 ? -1 : path.lastIndexOf(this.separator, at - 1)) {
+      const withSeparator = this.visible.get(path.slice(0, at + 1));
+      if (withSeparator !== undefined) return withSeparator;
+      if (at > 0) {
+        const without = this.visible.get(path.slice(0, at));
+        if (without !== undefined) return without;
+      }
+    }
+    return undefined;
   }
 
   /**
@@ -280,10 +298,10 @@ export class MountTable {
   dfCandidates(): MountEntry[] {
     const slots: Array<{ entry: MountEntry }> = [];
     const byKey = new Map<number, { entry: MountEntry }>();
-    const byId = new Map(this.entries.map((entry) => [entry.mountId, entry]));
+    const tree = new MountTree(this.entries);
     for (const entry of this.entries) {
       if (DF_DUMMY_TYPES.has(entry.fsType)) continue;
-      const key = this.shownAt(entry, byId).deviceKey;
+      const key = this.shownAt(entry, tree).deviceKey;
       if (Number.isNaN(key)) {
         slots.push({ entry });
         continue;
@@ -318,18 +336,90 @@ export class MountTable {
    * the mount that hides it, mounted later on the same point or on a
    * directory above it (one that is not among the mounts `entry` is itself
    * mounted on). By mountinfo's parent ids; Linux. Elsewhere, `entry`.
+   * Several hide it: the one mounted deepest shows (ties: the later). Only
+   * the mounts at the point and at each directory above it are looked at.
    */
-  private shownAt(entry: MountEntry, byId: ReadonlyMap<number, MountEntry>): MountEntry {
+  private shownAt(entry: MountEntry, tree: MountTree): MountEntry {
     if (Number.isNaN(entry.parentId)) return entry;
-    const beneath = new Set<number>();
-    for (let at = byId.get(entry.parentId); at !== undefined && !beneath.has(at.mountId); at = byId.get(at.parentId)) beneath.add(at.mountId);
-    let shown = entry;
-    for (const candidate of this.entries) {
-      if (candidate === entry || beneath.has(candidate.mountId) || !isWithin(entry.mountPoint, candidate.mountPoint, this.separator, this.foldCase)) continue;
-      // Several hide it: the one mounted deepest shows (ties: the later).
-      if (shown === entry || candidate.mountPoint.length >= shown.mountPoint.length) shown = candidate;
+    const path = entry.mountPoint;
+    const hider = (at: string): MountEntry | undefined => {
+      const there = tree.at.get(at);
+      if (there === undefined) return undefined;
+      for (let i = there.length - 1; i >= 0; i--) {
+        const candidate = there[i]!;
+        if (candidate !== entry && !tree.isAncestor(candidate, entry)) return candidate;
+      }
+      return undefined;
+    };
+    const exact = hider(path);
+    if (exact !== undefined) return exact;
+    for (let at = path.lastIndexOf('/'); at >= 0; at = at === 0 ? -1 : path.lastIndexOf('/', at - 1)) {
+      const found = hider(at === 0 ? '/' : path.slice(0, at));
+      if (found !== undefined) return found;
     }
-    return shown;
+    return entry;
+  }
+}
+
+/**
+ * The mounts as the tree mountinfo's parent ids make: which mounts are at
+ * each mount point, and whether one mount lies beneath another (is on the
+ * chain of mounts the other is mounted on), in constant time from the
+ * order of a walk of the tree.
+ */
+class MountTree {
+  /** The entries at each mount point, in table order. */
+  readonly at = new Map<string, MountEntry[]>();
+  private readonly enter = new Map<number, number>();
+  private readonly leave = new Map<number, number>();
+
+  constructor(entries: readonly MountEntry[]) {
+    const children = new Map<number, MountEntry[]>();
+    const ids = new Set<number>();
+    for (const entry of entries) {
+      const list = this.at.get(entry.mountPoint);
+      if (list) list.push(entry);
+      else this.at.set(entry.mountPoint, [entry]);
+      ids.add(entry.mountId);
+    }
+    const roots: MountEntry[] = [];
+    for (const entry of entries) {
+      if (entry.parentId === entry.mountId || !ids.has(entry.parentId)) {
+        roots.push(entry);
+        continue;
+      }
+      const list = children.get(entry.parentId);
+      if (list) list.push(entry);
+      else children.set(entry.parentId, [entry]);
+    }
+    // An explicit stack: a tree thousands of mounts deep must not overflow the call stack.
+    let clock = 0;
+    const stack: Array<{ entry: MountEntry; next: number }> = [];
+    for (const root of roots) {
+      if (this.enter.has(root.mountId)) continue;
+      this.enter.set(root.mountId, clock++);
+      stack.push({ entry: root, next: 0 });
+      while (stack.length > 0) {
+        const top = stack[stack.length - 1]!;
+        const child = children.get(top.entry.mountId)?.[top.next++];
+        if (child === undefined) {
+          this.leave.set(top.entry.mountId, clock++);
+          stack.pop();
+        } else if (!this.enter.has(child.mountId)) {
+          this.enter.set(child.mountId, clock++);
+          stack.push({ entry: child, next: 0 });
+        }
+      }
+    }
+  }
+
+  /** Whether `above` is on the chain of mounts `entry` is mounted on (its parent, the parent's parent, ...). */
+  isAncestor(above: MountEntry, entry: MountEntry): boolean {
+    if (above.mountId === entry.mountId) return false;
+    const aIn = this.enter.get(above.mountId);
+    const aOut = this.leave.get(above.mountId);
+    const eIn = this.enter.get(entry.mountId);
+    return aIn !== undefined && aOut !== undefined && eIn !== undefined && aIn < eIn && eIn < aOut;
   }
 }
 
