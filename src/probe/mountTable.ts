@@ -96,11 +96,20 @@ const REMOTE_TYPES = /^(nfs\d?|cifs|smb3?|smbfs|ncpfs|afs|9p|ceph|glusterfs|fuse
  * ext4, xfs and f2fs may read the quota file in statfs: not those mounts.
  */
 const IN_MEMORY_STATFS = new Set(['ext2', 'ext3', 'ext4', 'xfs', 'btrfs', 'tmpfs', 'devtmpfs', 'ramfs', 'f2fs', 'squashfs', 'iso9660', 'erofs']);
-const PROJECT_QUOTA = /^(?:prjquota|prjjquota|pquota|pqnoenforce|prjjquota=.*)$/;
+/** In a comma-separated option list (mountinfo's fields, joined). */
+const PROJECT_QUOTA = /(?:^|,)(?:prjquota|prjjquota|pquota|pqnoenforce|prjjquota=[^,]*)(?:,|$)/;
+const UPPER_DIR = /(?:^|,)upperdir=/;
 
-export function answersFromMemory(fsType: string, options: readonly string[]): boolean {
-  if (options.some((option) => PROJECT_QUOTA.test(option))) return false;
-  return IN_MEMORY_STATFS.has(fsType) || (fsType === 'overlay' && options.some((option) => option.startsWith('upperdir=')));
+/** `options`: the mount's options and its super options, comma-separated, as mountinfo lists them. */
+export function answersFromMemory(fsType: string, options: string): boolean {
+  if (!IN_MEMORY_STATFS.has(fsType) && fsType !== 'overlay') return false;
+  if (PROJECT_QUOTA.test(options)) return false;
+  return fsType !== 'overlay' || UPPER_DIR.test(options);
+}
+
+/** Whether the comma-separated `options` hold `option` itself. */
+function hasOption(options: string, option: string): boolean {
+  return options === option || options.startsWith(`${option},`) || options.endsWith(`,${option}`) || options.includes(`,${option},`);
 }
 
 export function isPseudoType(fsType: string): boolean {
@@ -121,30 +130,37 @@ export function decodeMountField(field: string): string {
   return field.includes('\\') ? field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8))) : field;
 }
 
-/** Parses /proc/self/mountinfo (proc(5)). Malformed lines are skipped. */
+/**
+ * Parses /proc/self/mountinfo (proc(5)). Malformed lines are skipped. Read
+ * at every listing, so kept lean: a few microseconds a line, with thousands
+ * of mounts as common as a handful.
+ */
 export function parseMountInfo(text: string): MountEntry[] {
   const entries: MountEntry[] = [];
   for (const line of text.split('\n')) {
     const fields = line.split(' ');
     const separator = fields.indexOf('-', 6);
     if (separator < 0 || fields.length < separator + 3) continue;
-    const [major, minor] = (fields[2] ?? '').split(':').map(Number);
+    const numbers = fields[2]!;
+    const colon = numbers.indexOf(':');
+    const major = colon < 0 ? NaN : Number(numbers.slice(0, colon));
+    const minor = colon < 0 ? NaN : Number(numbers.slice(colon + 1));
     const fsType = decodeMountField(fields[separator + 1]!);
     const device = decodeMountField(fields[separator + 2]!);
-    const options = (fields[5] ?? '').split(',');
-    const superOptions = (fields[separator + 3] ?? '').split(',');
+    const options = fields[5]!;
+    const superOptions = fields[separator + 3] ?? '';
     entries.push({
-      mountPoint: decodeMountField(fields[4] ?? ''),
+      mountPoint: decodeMountField(fields[4]!),
       device,
       fsType,
-      readOnly: options.includes('ro') || superOptions.includes('ro'),
+      readOnly: hasOption(options, 'ro') || hasOption(superOptions, 'ro'),
       pseudo: isPseudoType(fsType),
-      deviceKey: major !== undefined && minor !== undefined ? deviceKey(major, minor) : NaN,
-      root: decodeMountField(fields[3] ?? '/'),
+      deviceKey: deviceKey(major, minor),
+      root: decodeMountField(fields[3]!),
       remote: isRemote(fsType, device),
       mountId: Number(fields[0]),
       parentId: Number(fields[1]),
-      answersFromMemory: answersFromMemory(fsType, [...options, ...superOptions]),
+      answersFromMemory: answersFromMemory(fsType, `${options},${superOptions}`),
     });
   }
   return entries;
