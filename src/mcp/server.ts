@@ -192,8 +192,11 @@ export class McpServer implements DispatcherHandlers {
     }
     if (MULTI_ROUND_TRIP.has(method)) checkRoundTripFields(params);
     const token = meta.progressToken;
-    const scope = new ModernScope(context, version, rules, clientCapabilities, isRequestId(token) ? token : undefined, logLevel, this.options.notify);
-    if (logLevel !== undefined) this.listening.add(scope);
+    // A subscriptions/listen stream carries only the notifications it subscribed to: never log
+    // messages, which belong to "the response stream of [the] request" that asked (logging.mdx).
+    const logs = method === 'subscriptions/listen' ? undefined : logLevel;
+    const scope = new ModernScope(context, version, rules, clientCapabilities, isRequestId(token) ? token : undefined, logs, this.options.notify);
+    if (logs !== undefined) this.listening.add(scope);
     return scope;
   }
 

@@ -306,12 +306,34 @@ describe('MCP 2026-07-28: subscriptions/listen', () => {
     expect(ends.filter(ofTheCancelled)).toEqual([]);
   });
 
+  it('cancels a stream that reuses the id of an answered initialize', async ({ startServer }) => {
+    const server = startServer({ version: '2025-11-25' });
+    await server.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } }, 'init');
+    server.notify('notifications/initialized');
+    const mark = server.mark;
+    server.send({ jsonrpc: '2.0', id: 'init', method: 'subscriptions/listen', params: { _meta: modernMeta(), notifications: { resourcesListChanged: true } } });
+    await server.waitFor((message) => isRecord(message) && message.method === 'notifications/subscriptions/acknowledged', 'the acknowledgment', {
+      after: mark,
+    });
+    server.notify('notifications/cancelled', { requestId: 'init' });
+    // The id is free again at once: a new stream may take it.
+    server.send({ jsonrpc: '2.0', id: 'init', method: 'subscriptions/listen', params: { _meta: modernMeta(), notifications: {} } });
+    await sleep(200);
+    expect(server.since(mark).filter((message) => isRecord(message) && message.id === 'init')).toEqual([]);
+    const ends = server.mark;
+    expect(await server.close()).toEqual({ code: 0, signal: null });
+    // Only the second stream ends at EOF.
+    expect(server.since(ends).filter((message) => isRecord(message) && message.id === 'init')).toHaveLength(1);
+  });
+
   it.skipIf(announceSkip('subscriptions/listen with real mounts', rootSkipReason))(
     'tells each stream that asked when a file system is mounted and unmounted, tagged with its own id',
     async ({ startServer }) => {
       const server = startServer(modern);
       let mark = server.mark;
-      server.send({ jsonrpc: '2.0', id: 10, method: 'subscriptions/listen', params: { _meta: modernMeta(), notifications: { resourcesListChanged: true } } });
+      // Log messages belong to the request that asked, never to a stream (logging.mdx): this one asks, and gets none.
+      const listenMeta = modernMeta({ 'io.modelcontextprotocol/logLevel': 'debug' });
+      server.send({ jsonrpc: '2.0', id: 10, method: 'subscriptions/listen', params: { _meta: listenMeta, notifications: { resourcesListChanged: true } } });
       server.send({
         jsonrpc: '2.0',
         id: 11,
@@ -328,6 +350,7 @@ describe('MCP 2026-07-28: subscriptions/listen', () => {
         const tagged = (method: string, id: number) => lines.filter((message) => message.method === method && message.params._meta[SUBSCRIPTION] === id);
         expect(tagged('notifications/resources/updated', 10)).toEqual([]);
         expect(tagged('notifications/resources/list_changed', 11)).toEqual([]);
+        expect(lines.filter((message) => message.method === 'notifications/message')).toEqual([]);
       };
       mark = server.mark;
       const disk = mountTmpfs('size=1m');

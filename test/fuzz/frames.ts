@@ -1,44 +1,22 @@
 // What the fuzzers write to the server: valid requests with fresh ids,
 // notifications, and every kind of trouble the issue lists (deep nesting,
 // prototype keys, odd ids, truncated JSON, bare scalars, batches, bytes that
-// are not UTF-8), plus byte-level mutations of valid frames. JSON is built as
-// text where it matters, so "__proto__" stays an own key as it would on the
-// wire (an object literal would set the prototype instead).
+// are not UTF-8), plus byte-level mutations of valid frames; and, from
+// modernFrames.ts, 2026-07-28 requests that carry their version in _meta,
+// mixed in with the rest. JSON is built as text where it matters, so
+// "__proto__" stays an own key as it would on the wire (an object literal
+// would set the prototype instead).
 import fc from 'fast-check';
 
-export type RequestId = string | number;
+import { HANDSHAKE_ID, Ids, type RequestId } from './ids.js';
+import { DEPTH, deepArray, deepObject, PROTO_KEYS, protoObject, q } from './jsonText.js';
+import { modernNotificationText, modernOddIdText, modernRequestText } from './modernFrames.js';
+import { goodMeta } from './modernMeta.js';
 
-/** Hands out ids no other frame uses, so each answer can be told apart. */
-export class Ids {
-  private next = 1;
-  private readonly issued: RequestId[] = [];
-
-  fresh(asString: boolean): RequestId {
-    const n = this.next++;
-    const id = asString ? `r${n}` : n;
-    this.issued.push(id);
-    return id;
-  }
-
-  /** An id issued earlier (to cancel a request that may still be running), or a fresh one. */
-  earlier(pick: number): RequestId {
-    return this.issued.length === 0 ? this.fresh(false) : this.issued[pick % this.issued.length]!;
-  }
-}
+export { DEPTH, deepArray, deepObject } from './jsonText.js';
 
 /** A frame to write, once given ids: the bytes of one or more lines, or of part of one. */
 export type FuzzFrame = (ids: Ids) => Buffer;
-
-const PROTO_KEYS = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'] as const;
-const q = (value: unknown): string => JSON.stringify(value);
-
-/** 5,000 levels of arrays (or of {"a": …}) around `core`, as the issue asks. */
-export const DEPTH = 5000;
-export const deepArray = (depth = DEPTH, core = ''): string => `${'['.repeat(depth)}${core}${']'.repeat(depth)}`;
-export const deepObject = (depth = DEPTH, core = '1'): string => `${'{"a":'.repeat(depth)}${core}${'}'.repeat(depth)}`;
-
-/** An object whose keys are the prototype's names, each an own key, as JSON text. */
-const protoObject = (value: string): string => `{${PROTO_KEYS.map((key) => `${q(key)}:${value}`).join(',')}}`;
 
 /** params for a method, as JSON text: mostly well-formed, some not, some with prototype keys. */
 const call: fc.Arbitrary<{ method: string; params?: string }> = fc.oneof(
@@ -231,13 +209,36 @@ const invalidText: fc.Arbitrary<(ids: Ids) => string> = fc.oneof(
     .map((text) => () => text),
 );
 
-/** One message of any of the kinds above, as text. */
-const messageText = fc.oneof({ weight: 6, arbitrary: requestText }, { weight: 2, arbitrary: notificationText }, { weight: 2, arbitrary: invalidText });
+/** One message of any of the kinds above, as text; 2026-07-28 ones among them. */
+const messageText = fc.oneof(
+  { weight: 6, arbitrary: requestText },
+  { weight: 2, arbitrary: notificationText },
+  { weight: 2, arbitrary: invalidText },
+  { weight: 3, arbitrary: modernRequestText },
+  { weight: 1, arbitrary: modernNotificationText },
+);
 
-/** A batch: refused as a whole except under 2025-03-26, where each member is answered on its own. */
+/**
+ * A batch: refused as a whole except in a session that agreed 2025-03-26,
+ * where each member is answered on its own, and a 2026-07-28 member is
+ * refused (no version since 2025-03-26 has batches).
+ */
 const batchText: fc.Arbitrary<(ids: Ids) => string> = fc.oneof(
   { weight: 8, arbitrary: fc.array(messageText, { minLength: 1, maxLength: 6 }).map((members) => (ids: Ids) => `[${members.map((m) => m(ids)).join(',')}]`) },
-  { weight: 1, arbitrary: fc.constantFrom('[]', '[1,2,3]', '[[]]', '[{}]', `[${deepArray(DEPTH - 1)}]`, deepArray()).map((text) => () => text) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom(
+        '[]',
+        '[1,2,3]',
+        '[[]]',
+        '[{}]',
+        `[${deepArray(DEPTH - 1)}]`,
+        deepArray(),
+        `[{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"_meta":${goodMeta()}}}]`,
+      )
+      .map((text) => () => text),
+  },
 );
 
 /** Text that is not JSON, or JSON that is not a message. */
@@ -309,7 +310,7 @@ const line = (body: fc.Arbitrary<(ids: Ids) => Buffer>): fc.Arbitrary<FuzzFrame>
         Buffer.concat([b(ids), Buffer.from(end)]),
   );
 
-/** One frame of the mix the whole-process fuzzer writes. */
+/** One frame of the mix a legacy session gets: its own era's frames, and some of 2026-07-28's, which a dual-era server serves beside it. */
 export const frame: fc.Arbitrary<FuzzFrame> = fc.oneof(
   { weight: 40, arbitrary: line(text(requestText)) },
   { weight: 10, arbitrary: line(text(notificationText)) },
@@ -317,10 +318,12 @@ export const frame: fc.Arbitrary<FuzzFrame> = fc.oneof(
   { weight: 8, arbitrary: line(text(batchText)) },
   { weight: 6, arbitrary: line(garbageText.map((t) => () => Buffer.from(t))) },
   { weight: 4, arbitrary: line(badBytes.map((b) => () => b)) },
+  { weight: 12, arbitrary: line(text(modernRequestText)) },
+  { weight: 3, arbitrary: line(text(modernNotificationText)) },
   // Mutations act on the whole frame, newline included: some lose it and run into the next frame.
   {
     weight: 20,
-    arbitrary: fc.tuple(line(text(fc.oneof(requestText, batchText))), fc.array(mutation, { minLength: 1, maxLength: 3 })).map(
+    arbitrary: fc.tuple(line(text(fc.oneof(requestText, batchText, modernRequestText))), fc.array(mutation, { minLength: 1, maxLength: 3 })).map(
       ([f, ms]) =>
         (ids: Ids) =>
           ms.reduce(mutate, f(ids)),
@@ -328,6 +331,24 @@ export const frame: fc.Arbitrary<FuzzFrame> = fc.oneof(
   },
   // A frame split from its newline: it joins whatever comes next.
   { weight: 2, arbitrary: text(messageText) },
+);
+
+/** One frame of the mix a client of 2026-07-28 writes, with no handshake: mostly its era's requests, with the legacy era's frames (and garbage) among them. */
+export const modernFrame: fc.Arbitrary<FuzzFrame> = fc.oneof(
+  { weight: 50, arbitrary: line(text(modernRequestText)) },
+  { weight: 12, arbitrary: line(text(modernNotificationText)) },
+  { weight: 4, arbitrary: line(modernOddIdText.map((build) => () => Buffer.from(build()))) },
+  { weight: 4, arbitrary: line(text(batchText)) },
+  { weight: 15, arbitrary: frame },
+  {
+    weight: 12,
+    arbitrary: fc.tuple(line(text(modernRequestText)), fc.array(mutation, { minLength: 1, maxLength: 3 })).map(
+      ([f, ms]) =>
+        (ids: Ids) =>
+          ms.reduce(mutate, f(ids)),
+    ),
+  },
+  { weight: 2, arbitrary: text(modernRequestText) },
 );
 
 /** A JSON value of any shape, as a line: for the dispatcher, which must cope with anything JSON.parse returns. */
@@ -341,4 +362,18 @@ export function hugeLine(bytes: number, id: RequestId): Buffer {
   line.write(head, 0, 'latin1');
   line.write(tail, line.length - tail.length, 'latin1');
   return line;
+}
+
+/** The bytes of `frames` built in order with fresh ids (or the handshake's, reused), as each test builds them. */
+export function build(frames: readonly FuzzFrame[]): Buffer {
+  const ids = new Ids([HANDSHAKE_ID]);
+  return Buffer.concat(frames.map((frame) => frame(ids)));
+}
+
+/** `frames` as fast-check prints a counterexample: the lines written, long ones cut, not the closures that build them. */
+export function printable(frames: fc.Arbitrary<FuzzFrame[]>): fc.Arbitrary<FuzzFrame[]> {
+  const shown = (line: string): string => (line.length > 400 ? `${line.slice(0, 400)}… (${line.length} chars)` : line);
+  return frames.map((list) =>
+    Object.assign([...list], { [fc.toStringMethod]: () => `lines:\n${build(list).toString('utf8').split('\n').map(shown).map(q).join('\n')}` }),
+  );
 }

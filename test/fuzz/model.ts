@@ -1,8 +1,11 @@
 // A reference model of what the server owes for the bytes it reads, written
 // from the specs rather than from src/: newline-delimited framing (MCP
 // basic/transports.mdx, "stdio"), JSON-RPC 2.0 §4–6, and MCP's narrowing of
-// ids to strings and integers (basic/index.mdx). The fuzz tests compare the
-// real thing with it, and check what comes out against the same rules.
+// ids to strings and integers (basic/index.mdx); the legacy session's
+// lifecycle; and, from modernModel.ts, what 2026-07-28 requests are owed,
+// subscriptions/listen streams among them. The fuzz tests compare the real
+// thing with it, and check what comes out against the same rules.
+import { closeOf, type Expectation, idInUse, isObject, LEGACY_VERSIONS, MAX_SUBSCRIPTIONS, modernVerdict } from './modernModel.js';
 
 /** One line as the framing should report it. */
 export type ModelFrame =
@@ -52,38 +55,99 @@ export function modelFrames(input: Uint8Array, cap: number): ModelFrame[] {
 export const idKey = (id: unknown): string => JSON.stringify(id);
 
 const own = (object: object, key: string): boolean => Object.hasOwn(object, key);
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 /** MCP: "Unlike base JSON-RPC, the ID MUST NOT be null"; and an integer, not any number. */
-const isValidId = (value: unknown): value is string | number => typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
+export const isValidId = (value: unknown): value is string | number => typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
 
 /** The deepest a message may nest ({} is 1 deep) before it is refused as invalid. */
 export const MAX_DEPTH = 1000;
 
-function depth(value: unknown): number {
-  let deepest = 0;
+/** Whether `value` nests deeper than `limit`, found with a stack of its own (and as soon as it does). */
+function deeperThan(value: unknown, limit: number): boolean {
   const stack: Array<[unknown, number]> = [[value, 1]];
   while (stack.length > 0) {
     const [current, level] = stack.pop()!;
     if (typeof current !== 'object' || current === null) continue;
-    deepest = Math.max(deepest, level);
+    if (level > limit) return true;
     for (const child of Object.values(current)) stack.push([child, level + 1]);
   }
-  return deepest;
+  return false;
 }
 
-/** What the server owes: answers by id key, answers with id null, and ids a notifications/cancelled may have silenced. */
+/** The legacy session's lifecycle, as basic/lifecycle.mdx has it (strictly: docs/baseline.md §2). */
+export type SessionState = 'awaitingInitialize' | 'awaitingInitialized' | 'ready';
+
+/** What the initialize handshake has settled so far: the session's state, its version, and so whether a batch is accepted. */
+export class SessionModel {
+  state: SessionState = 'awaitingInitialize';
+  /** The version agreed: the client's if it is one of ours, else our latest (lifecycle.mdx, "Version Negotiation"). */
+  version: string = LEGACY_VERSIONS[LEGACY_VERSIONS.length - 1]!;
+
+  /** Batches came in 2025-03-26 and went in 2025-06-18 (docs/mcp-rules.md R2.1); never before initialize. */
+  acceptsBatch(): boolean {
+    return this.state !== 'awaitingInitialize' && this.version === '2025-03-26';
+  }
+
+  /** A legacy request: initialize, if it can open the session, does. */
+  request(method: string, params: unknown): void {
+    if (method !== 'initialize' || this.state !== 'awaitingInitialize') return;
+    if (!isObject(params) || !own(params, 'protocolVersion') || typeof params.protocolVersion !== 'string') return; // -32602
+    const asked = params.protocolVersion;
+    this.version = (LEGACY_VERSIONS as readonly string[]).includes(asked) ? asked : LEGACY_VERSIONS[LEGACY_VERSIONS.length - 1]!;
+    this.state = 'awaitingInitialized';
+  }
+
+  initialized(): void {
+    if (this.state === 'awaitingInitialized') this.state = 'ready';
+  }
+}
+
+/** A subscriptions/listen the model holds open: what it asked to hear. */
+interface OpenSubscription {
+  readonly id: string | number;
+  readonly filter: Record<string, unknown>;
+}
+
+/**
+ * What the server owes: answers by id key (with, where the rules say, what
+ * each may be), answers with id null, ids a notifications/cancelled may
+ * have silenced, the subscriptions/listen streams still open, and the
+ * acknowledgments they are owed.
+ */
 export class Owed {
   readonly byId = new Map<string, number>();
   nulls = 0;
   readonly cancelled = new Set<string>();
+  /** What may answer each id, one entry per answer owed, for the requests whose answer the rules decide (2026-07-28 ones). */
+  readonly expected = new Map<string, Expectation[]>();
+  /** Open streams, by id key: each owes nothing now, and one graceful result at EOF. */
+  readonly open = new Map<string, OpenSubscription>();
+  /** Streams a cancel ended, by id key. */
+  private readonly streamsCancelled = new Map<string, string | number>();
+  /** notifications/subscriptions/acknowledged owed, by subscription id key: the filter each stream of that id asked for, in order. */
+  readonly acks = new Map<string, Record<string, unknown>[]>();
+  /** Progress tokens some request asked with: no notifications/progress may carry another. */
+  readonly progressTokens = new Set<string>();
+  /** Whether any request may hear log messages: a modern one that asked, or a ready legacy session. */
+  mayLog = false;
+  /** Whether a batch was accepted: then an answer may be an array. */
+  batchesSeen = false;
+  readonly session = new SessionModel();
 
-  private answer(id: unknown): void {
-    if (isValidId(id)) this.byId.set(idKey(id), (this.byId.get(idKey(id)) ?? 0) + 1);
-    else this.nulls++;
+  private answer(id: unknown, expect?: Expectation): void {
+    if (!isValidId(id)) {
+      this.nulls++;
+      return;
+    }
+    const key = idKey(id);
+    this.byId.set(key, (this.byId.get(key) ?? 0) + 1);
+    if (expect === undefined) return;
+    const list = this.expected.get(key);
+    if (list) list.push(expect);
+    else this.expected.set(key, [expect]);
   }
 
-  /** One framed line, given whether a batch is accepted when it arrives. */
-  frame(frame: ModelFrame, batches: boolean): void {
+  /** One framed line; `batches` overrides whether a batch is accepted (else the session model says). */
+  frame(frame: ModelFrame, batches = this.session.acceptsBatch()): void {
     if (frame.kind !== 'line') {
       this.nulls++; // -32600 for oversized, -32700 for bad UTF-8, both with id null
       return;
@@ -95,17 +159,36 @@ export class Owed {
       this.nulls++; // -32700 Parse error, id null (JSON-RPC §5.1)
       return;
     }
-    if (!Array.isArray(value)) return this.message(value);
+    // Each level takes two characters, so a shorter line cannot nest too deep: the walk is skipped.
+    const long = frame.text.length > 2 * MAX_DEPTH;
+    if (!Array.isArray(value)) return this.message(value, false, long);
     // An empty array, or any batch where batches are refused, is one invalid request (§6).
     if (value.length === 0 || !batches) {
       this.nulls++;
       return;
     }
-    for (const item of value) this.message(item);
+    this.batchesSeen = true;
+    for (const item of value) this.message(item, true, long);
+  }
+
+  /**
+   * The input ended (EOF, or SIGTERM, which this server treats alike): every
+   * open stream gets its graceful close. `cutShort`: the server may not have
+   * read all the input (SIGTERM), so a stream whose cancel it never read may
+   * be closed too, at most once.
+   */
+  end(cutShort = false): void {
+    for (const [, { id }] of this.open) this.answer(id, closeOf(id));
+    this.open.clear();
+    if (!cutShort) return;
+    for (const [key, id] of this.streamsCancelled) {
+      this.answer(id, closeOf(id));
+      this.cancelled.add(key);
+    }
   }
 
   /** One message: a request is owed one answer; garbage an error, with its id when one can be read. */
-  private message(value: unknown): void {
+  private message(value: unknown, batched: boolean, long: boolean): void {
     if (!isObject(value)) return this.answer(null);
     const hasId = own(value, 'id');
     const id = hasId && isValidId(value.id) ? value.id : null;
@@ -115,86 +198,38 @@ export class Owed {
     if (hasId && id === null) return this.answer(null);
     if (own(value, 'params') && (typeof value.params !== 'object' || value.params === null)) return this.answer(id);
     // diskprobe's own limit, not the spec's: deeper messages are refused, with their id (MAX_NESTING_DEPTH).
-    if (depth(value) > MAX_DEPTH) return this.answer(id);
-    if (hasId) return this.answer(id);
-    // A notification: never answered, but a cancel may silence a request (basic/utilities/cancellation.mdx).
+    if (long && deeperThan(value, MAX_DEPTH)) return this.answer(id);
+    if (id !== null) return this.request(value.method, value.params, id, batched);
+    // A notification: never answered, but a cancel may end a stream or silence a request (basic/utilities/cancellation.mdx).
     if (value.method === 'notifications/cancelled' && isObject(value.params) && isValidId(value.params.requestId)) {
-      this.cancelled.add(idKey(value.params.requestId));
+      const key = idKey(value.params.requestId);
+      // A cancelled stream ends with no response at all (subscriptions.mdx, "Cancellation").
+      if (this.open.delete(key)) this.streamsCancelled.set(key, value.params.requestId);
+      else this.cancelled.add(key);
+    }
+    if (value.method === 'notifications/initialized') {
+      this.session.initialized();
+      if (this.session.state === 'ready') this.mayLog = true;
     }
   }
-}
 
-/** What the server said, tallied the way Owed is. */
-export class Said {
-  readonly byId = new Map<string, number>();
-  nulls = 0;
-  /** Error codes seen, with how often. */
-  readonly codes = new Map<number, number>();
-  readonly problems: string[] = [];
-  /** Answers with the id of a request the model does not know about; for messages. */
-  readonly samples: string[] = [];
-
-  /** One parsed line of output; `batches`: whether an array may be sent now. */
-  line(value: unknown, text: string, batches: boolean): void {
-    if (Array.isArray(value)) {
-      if (!batches) this.problems.push(`a batch answer where batches are refused: ${text.slice(0, 200)}`);
-      if (value.length === 0) this.problems.push('an empty batch answer (JSON-RPC §6: send nothing instead)');
-      for (const item of value) this.response(item, text);
-      return;
+  private request(method: string, params: unknown, id: string | number, batched: boolean): void {
+    const key = idKey(id);
+    const token = isObject(params) && isObject(params._meta) ? params._meta.progressToken : undefined;
+    if (isValidId(token)) this.progressTokens.add(idKey(token));
+    // JSON-RPC: an id must not be reused while its request is in progress, as an open stream is.
+    if (this.open.has(key)) return this.answer(id, idInUse(method));
+    const verdict = modernVerdict(method, params, batched);
+    if (verdict.era === 'legacy') {
+      this.session.request(method, params);
+      return this.answer(id);
     }
-    if (isObject(value) && typeof value.method === 'string') {
-      // A notification from the server (log message, progress); it asks nothing, so has no id.
-      if (own(value, 'id')) this.problems.push(`the server sent a request: ${text.slice(0, 200)}`);
-      if (value.jsonrpc !== '2.0') this.problems.push(`a notification without jsonrpc 2.0: ${text.slice(0, 200)}`);
-      return;
-    }
-    this.response(value, text);
+    if (verdict.logs) this.mayLog = true;
+    if ('expect' in verdict) return this.answer(id, verdict.expect);
+    if (this.open.size >= MAX_SUBSCRIPTIONS) return this.answer(id, { method, result: false, codes: [-32603] });
+    this.open.set(key, { id, filter: verdict.listen });
+    const asked = this.acks.get(key);
+    if (asked) asked.push(verdict.listen);
+    else this.acks.set(key, [verdict.listen]);
   }
-
-  private response(value: unknown, text: string): void {
-    const problem = responseProblem(value);
-    if (problem) {
-      this.problems.push(`${problem}: ${text.slice(0, 300)}`);
-      return;
-    }
-    const response = value as { id: unknown; error?: { code: number } };
-    if (response.error) this.codes.set(response.error.code, (this.codes.get(response.error.code) ?? 0) + 1);
-    if (response.id === null) this.nulls++;
-    else this.byId.set(idKey(response.id), (this.byId.get(idKey(response.id)) ?? 0) + 1);
-  }
-}
-
-/** Why `value` is not a JSON-RPC 2.0 response (§5), or undefined when it is one. */
-export function responseProblem(value: unknown): string | undefined {
-  if (!isObject(value)) return 'not an object';
-  if (value.jsonrpc !== '2.0') return '"jsonrpc" is not "2.0"';
-  if (!own(value, 'id')) return 'no id';
-  if (value.id !== null && !isValidId(value.id)) return 'an id that is neither a string, an integer nor null';
-  if (own(value, 'result') === own(value, 'error')) return 'not exactly one of result and error';
-  if (own(value, 'result')) {
-    if (value.id === null) return 'a result with id null';
-    // MCP results are objects (schema.ts: Result).
-    return isObject(value.result) ? undefined : 'a result that is not an object';
-  }
-  const error = value.error;
-  if (!isObject(error) || !Number.isInteger(error.code) || typeof error.message !== 'string') return 'an error without an integer code and a string message';
-  return undefined;
-}
-
-/** Where what was said differs from what was owed: missing, duplicate and unexpected answers. */
-export function compare(owed: Owed, said: Said): string[] {
-  const problems = [...said.problems];
-  for (const [key, count] of owed.byId) {
-    const got = said.byId.get(key) ?? 0;
-    // A request its client cancelled may go unanswered, but is never answered twice.
-    if (owed.cancelled.has(key) ? got > count : got !== count) problems.push(`id ${key}: ${count} answer(s) owed, ${got} sent`);
-  }
-  for (const [key, got] of said.byId) {
-    if (!owed.byId.has(key)) problems.push(`id ${key}: ${got} answer(s) sent to a request never made`);
-  }
-  if (said.nulls !== owed.nulls) problems.push(`${owed.nulls} answer(s) with id null owed, ${said.nulls} sent`);
-  const internal = said.codes.get(-32603);
-  // -32603 means a handler threw something unplanned: a bug, whatever the input (STYLE.md §4).
-  if (internal) problems.push(`${internal} internal error(s) (-32603)`);
-  return problems;
 }

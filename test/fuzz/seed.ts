@@ -14,12 +14,24 @@ export const replay = `fuzz seed: ${seed} (replay with FUZZ_SEED=${seed} npm run
 console.log(replay);
 
 /**
+ * How long one property may run, shrinking included: under the test timeout
+ * (vitest.fuzz.config.ts), so a failure whose shrinking would outlast it is
+ * still reported, with the smallest counterexample found by then. A passing
+ * property that runs this long fails too: the run is far over its budget.
+ */
+const TIME_LIMIT_MS = 120_000;
+
+/**
  * fc.assert with the run's seed. `salt` gives each property its own stream
  * of cases from the one seed, so adding a property does not change the others.
  */
 export async function check<Ts>(property: fc.IAsyncPropertyWithHooks<Ts> | fc.IPropertyWithHooks<Ts>, numRuns: number, salt: number): Promise<void> {
   try {
-    await fc.assert(property as fc.IAsyncPropertyWithHooks<Ts>, { seed: seed + salt, numRuns });
+    await fc.assert(property as fc.IAsyncPropertyWithHooks<Ts>, {
+      seed: seed + salt,
+      numRuns,
+      plugins: [fc.interruptAfterTimeLimit(TIME_LIMIT_MS, { failOnInterrupt: true })],
+    });
   } catch (error) {
     (error as Error).message = `${replay}\n${(error as Error).message}`;
     throw error;

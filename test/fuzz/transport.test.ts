@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { Dispatcher } from '../../dist/jsonrpc/dispatcher.js';
 import { RpcError } from '../../dist/jsonrpc/errors.js';
 import { StdioTransport, type TransportOptions } from '../../dist/stdioTransport.js';
-import { compare, modelFrames, Owed, Said } from './model.js';
+import { modelFrames, Owed } from './model.js';
+import { compare, Said } from './said.js';
 import { check } from './seed.js';
 
 const bytes = fc.array(

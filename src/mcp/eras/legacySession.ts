@@ -25,7 +25,7 @@ export class LegacySession {
   private current: SessionState = 'awaitingInitialize';
   private negotiated: LegacyVersion = LATEST_LEGACY_VERSION;
   private capabilities: Readonly<Record<string, unknown>> = {};
-  /** The initialize request's id: a cancel of it is ignored (basic/utilities/cancellation.mdx). */
+  /** The initialize request's id while it is in flight: a cancel of it is ignored (basic/utilities/cancellation.mdx). */
   private initializeId: RequestId | undefined;
   /** Session-wide log messages: the server's own events, and what tools log. */
   readonly logger: McpLogger;
@@ -58,7 +58,12 @@ export class LegacySession {
   scope(method: string, params: Record<string, unknown> | undefined, context: RequestContext): RequestScope {
     if (method === 'initialize') {
       if (this.current !== 'awaitingInitialize') throw RpcError.invalidRequest('initialize was already received; a session is initialized once');
+      // Ignored while initialize is in flight: a cancel read in the same turn
+      // as it. Once it is answered the id is free, and a later request may use it.
       this.initializeId = context.id;
+      queueMicrotask(() => {
+        this.initializeId = undefined;
+      });
     } else if (method !== 'ping') {
       if (this.current === 'awaitingInitialize') throw RpcError.invalidRequest(`the session is not initialized: send initialize before ${method}`);
       if (this.current === 'awaitingInitialized') {
@@ -104,7 +109,7 @@ export class LegacySession {
     return {};
   }
 
-  /** Whether a cancel of `id` must be ignored: the initialize request may not be cancelled. */
+  /** Whether a cancel of `id` must be ignored: the initialize request, while in flight, may not be cancelled. */
   ignoresCancelOf(id: RequestId): boolean {
     return id === this.initializeId;
   }
