@@ -1,7 +1,9 @@
 // `npm run bench:server`: what diskprobe's MCP server costs over stdio, next
-// to the official SDK's server and the least a Node server can do, measured
-// side by side in one run. Prints markdown and rewrites the bench:server
-// section of docs/benchmarks.md with it.
+// to the official SDK's servers (v1, and v2's dual-era stdio entry) and the
+// least a Node server can do, measured side by side in one run; diskprobe
+// twice, once driven by a legacy client (initialize) and once by a
+// 2026-07-28 one (per-request _meta). Prints markdown and rewrites the
+// bench:server section of docs/benchmarks.md with it.
 //
 //   node bench/server.mjs [--rounds 9] [--spawns 15] [--requests 20000] [--latency-calls 3000] [--no-profile]
 //
@@ -53,18 +55,32 @@ const latencyPerRound = Math.ceil(latencyCalls / rounds);
 if (!existsSync(join(ROOT, 'dist/cli/main.js'))) throw new Error('dist/cli/main.js is missing: run `npm run compile` first');
 
 // The native backend is what is under test (as in bench:probe): a missing
-// addon is an error here, not a silent fall back to fs.statfs.
+// addon is an error here, not a silent fall back to fs.statfs. `era` is how
+// the bench's client speaks to the server (bench/servers/stdioClient.mjs).
+const NATIVE = { DISKPROBE_BACKEND: 'native' };
 const SERVERS = [
-  { key: 'diskprobe', label: 'diskprobe (`node dist/cli/main.js`)', argv: ['dist/cli/main.js'], env: { DISKPROBE_BACKEND: 'native' } },
-  { key: 'sdk', label: 'SDK reference (`bench/servers/sdkServer.mjs`)', argv: ['bench/servers/sdkServer.mjs'] },
-  { key: 'floor', label: 'floor (`bench/servers/floorServer.mjs`)', argv: ['bench/servers/floorServer.mjs'] },
+  { key: 'diskprobe', label: 'diskprobe (`node dist/cli/main.js`)', argv: ['dist/cli/main.js'], env: NATIVE, era: 'legacy' },
+  { key: 'diskprobeModern', label: 'diskprobe, modern client (2026-07-28 `_meta`)', argv: ['dist/cli/main.js'], env: NATIVE, era: 'modern' },
+  { key: 'sdk', label: 'SDK v1 reference (`bench/servers/sdkServer.mjs`)', argv: ['bench/servers/sdkServer.mjs'], era: 'legacy' },
+  { key: 'sdkV2', label: 'SDK v2 dual-era, modern client (`bench/servers/sdkV2Server.mjs`)', argv: ['bench/servers/sdkV2Server.mjs'], era: 'modern' },
+  { key: 'floor', label: 'floor (`bench/servers/floorServer.mjs`)', argv: ['bench/servers/floorServer.mjs'], era: 'legacy' },
 ];
 
+/** diskprobe (legacy client) against the floor. */
 const TARGETS = [
   { what: 'throughput, 64 in flight', field: 'throughput', limit: 0.5, atLeast: true },
   { what: 'cold start', field: 'coldMs', limit: 1.5 },
   { what: 'latency p50, one at a time', field: 'p50Us', limit: 1.5 },
   { what: 'RSS after load', field: 'rssBytes', limit: 1.25 },
+];
+
+/** diskprobe driven by a modern client against the same server driven by a legacy one; no limit: context. */
+const ERA_TARGETS = [
+  { what: 'throughput, 64 in flight', field: 'throughput', limit: 0.9, atLeast: true },
+  { what: 'server CPU per request', field: 'serverCpuUs' },
+  { what: 'cold start (to `server/discover`, against to `initialize`)', field: 'coldMs' },
+  { what: 'latency p50, one at a time', field: 'p50Us' },
+  { what: 'RSS after load', field: 'rssBytes' },
 ];
 
 /** Heads the section when it is first added to the doc; hand edits to it are kept after that. */
@@ -73,13 +89,18 @@ const SECTION_INTRO = `## Server: the MCP server over stdio
 Reproduce with \`npm run bench:server\` (compiles, then runs \`node bench/server.mjs\`; flags
 \`--rounds <n>\` (default 9), \`--spawns <n>\` (15), \`--requests <n>\` (20000), \`--latency-calls <n>\`
 (3000), \`--no-profile\`). It rewrites only the text between the bench:server markers; a run takes
-about half a minute.
+about two minutes on a 2-vCPU VM.
 
-Three servers answer the same \`initialize\` and \`tools/call\` of \`disk_usage\` with \`{"path": "/"}\`:
-diskprobe's own; a reference on the official SDK (\`McpServer\` + \`StdioServerTransport\`, one tool
-on \`fs.promises.statfs\`); and a floor, the least a Node stdio server can do (split lines,
-\`JSON.parse\`, \`fs.statfsSync\`, \`JSON.stringify\`, \`process.stdout.write\`, no validation). Targets,
-diskprobe against the floor: throughput ≥ 0.5×, cold start ≤ 1.5×, latency p50 ≤ 1.5×, RSS ≤ 1.25×.`;
+Five servers answer the same \`tools/call\` of \`disk_usage\` with \`{"path": "/"}\`: diskprobe's own, twice,
+once driven by a legacy client (\`initialize\`, then bare requests) and once by a 2026-07-28 client (no
+handshake; \`server/discover\` first, and the per-request fields in every request's \`params._meta\`); a
+reference on the official v1 SDK (\`McpServer\` + \`StdioServerTransport\`, one tool on
+\`fs.promises.statfs\`), driven by a legacy client; a reference on the official v2 SDK, the same tool
+served by its dual-era \`serveStdio\`, driven by a 2026-07-28 client; and a floor, the least a Node stdio
+server can do (split lines, \`JSON.parse\`, \`fs.statfsSync\`, \`JSON.stringify\`,
+\`process.stdout.write\`, no validation). Targets, diskprobe against the floor: throughput ≥ 0.5×, cold
+start ≤ 1.5×, latency p50 ≤ 1.5×, RSS ≤ 1.25×; and diskprobe's throughput with a 2026-07-28 client ≥ 0.9×
+its throughput with a legacy one.`;
 
 const started = performance.now();
 const loadAtStart = os.loadavg();
@@ -126,17 +147,24 @@ try {
   console.error(`cold starts: ${elapsed()}`);
   const load = await measureLoad();
   console.error(`load: ${elapsed()}`);
-  const profile = flags['no-profile'] ? undefined : await profileDiskprobe();
-  if (profile) console.error(`profile: ${elapsed()}`);
+  // Both eras' profiles, in a random order: what the 2026-07-28 path costs, and where.
+  let profile;
+  if (!flags['no-profile']) {
+    profile = {};
+    for (const server of shuffled(SERVERS.filter(({ key }) => key.startsWith('diskprobe')))) profile[server.era] = await profileDiskprobe(server);
+    console.error(`profiles: ${elapsed()}`);
+  }
 
   const results = new Map(
-    SERVERS.map(({ key, label }) => {
-      const { rps, serverCpuNs, clientCpuNs, rss, latencies, roundP50s, pinnedLatencies, pinnedRoundP50s, idleRss, responseBytes } = load.get(key);
+    SERVERS.map(({ key, label, era }) => {
+      const { rps, serverCpuNs, clientCpuNs, rss, latencies, roundP50s, pinnedLatencies, pinnedRoundP50s, idleRss, requestBytes, responseBytes } =
+        load.get(key);
       const judged = CAN_PIN ? pinnedLatencies : latencies;
       return [
         key,
         {
           label,
+          era,
           coldMs: median(coldMs.get(key)),
           coldP25: quantile(coldMs.get(key), 0.25),
           coldP75: quantile(coldMs.get(key), 0.75),
@@ -151,9 +179,17 @@ try {
           unpinnedRoundP50s: roundP50s,
           rssBytes: rss.includes(undefined) ? undefined : median(rss),
           idleRssBytes: idleRss,
+          requestBytes,
           responseBytes,
           // The samples behind each target's figure: their spread says how steady it is.
-          samples: { coldMs: coldMs.get(key), throughput: rps, p50Us: CAN_PIN ? pinnedRoundP50s : roundP50s, rssBytes: rss },
+          // Throughput, CPU, p50 and RSS samples are by round, in the same order for every server.
+          samples: {
+            coldMs: coldMs.get(key),
+            throughput: rps,
+            serverCpuUs: serverCpuNs.map((ns) => (ns === undefined ? undefined : ns / 1000)),
+            p50Us: CAN_PIN ? pinnedRoundP50s : roundP50s,
+            rssBytes: rss,
+          },
         },
       ];
     }),
@@ -171,6 +207,7 @@ try {
     warmupRequests: WARMUP_REQUESTS,
     warmupLatencyCalls: WARMUP_LATENCY_CALLS,
     targets: TARGETS,
+    eraTargets: ERA_TARGETS,
   });
   console.log(`\n${body}\n`);
   writeDocSection(DOC, 'server', SECTION_INTRO, body);
@@ -184,13 +221,18 @@ function elapsed() {
   return `${((performance.now() - started) / 1000).toFixed(1)} s`;
 }
 
+/** How the client for `server` is made: run from the package root, with the server's environment, in its era. */
+function clientOptions(server) {
+  return { cwd: ROOT, env: server.env, era: server.era };
+}
+
 /** Rounds of one spawn per server, in a fresh random order each round; ms per server. */
 async function measureColdStarts() {
   const times = new Map(SERVERS.map((server) => [server.key, []]));
-  for (const server of SERVERS) await coldStart(server.argv, { cwd: ROOT, env: server.env }); // fill the page cache
+  for (const server of SERVERS) await coldStart(server.argv, clientOptions(server)); // fill the page cache
   for (let round = 0; round < spawns; round++) {
     for (const server of shuffled(SERVERS)) {
-      times.get(server.key).push(await coldStart(server.argv, { cwd: ROOT, env: server.env }));
+      times.get(server.key).push(await coldStart(server.argv, clientOptions(server)));
     }
   }
   return times;
@@ -199,17 +241,20 @@ async function measureColdStarts() {
 /**
  * One long-lived process per server, warmed up; then rounds in which each,
  * in a fresh random order, runs a pipelined batch (throughput, CPU, RSS
- * after it), then each runs its share of the one-at-a-time calls.
+ * after it), then each runs its share of the one-at-a-time calls. The
+ * warm-up's pipelined batch parses and checks every answer, which the
+ * timed batches only count.
  */
 async function measureLoad() {
   const load = new Map();
   for (const server of SERVERS) {
-    const client = new StdioClient(server.argv, { cwd: ROOT, env: server.env });
+    const client = new StdioClient(server.argv, clientOptions(server));
     clients.set(server.key, client);
-    await client.initialize();
+    await client.open();
     const first = await client.callTool();
     load.set(server.key, {
       idleRss: client.rssBytes(),
+      requestBytes: Buffer.byteLength(client.toolCall(first.message.id)),
       responseBytes: first.bytes,
       rps: [],
       serverCpuNs: [],
@@ -220,7 +265,7 @@ async function measureLoad() {
       pinnedLatencies: [],
       pinnedRoundP50s: [],
     });
-    await client.pipelined(WARMUP_REQUESTS, IN_FLIGHT);
+    await client.pipelinedChecked(WARMUP_REQUESTS, IN_FLIGHT);
     await client.latencies(WARMUP_LATENCY_CALLS);
   }
   for (let round = 0; round < rounds; round++) {
@@ -264,13 +309,12 @@ async function measureLoad() {
   return load;
 }
 
-/** diskprobe under pipelined load with --cpu-prof; the summary of the loaded window. */
-async function profileDiskprobe() {
+/** diskprobe under pipelined load from `server`'s client with --cpu-prof; the summary of the loaded window. */
+async function profileDiskprobe(server) {
   profileDir = mkdtempSync(join(os.tmpdir(), 'diskprobe-bench-'));
-  const server = SERVERS[0];
-  const client = new StdioClient(['--cpu-prof', `--cpu-prof-dir=${profileDir}`, ...server.argv], { cwd: ROOT, env: server.env });
+  const client = new StdioClient(['--cpu-prof', `--cpu-prof-dir=${profileDir}`, ...server.argv], clientOptions(server));
   clients.set('profile', client);
-  await client.initialize();
+  await client.open();
   await client.pipelined(WARMUP_REQUESTS, IN_FLIGHT);
   const fromUs = Number(process.hrtime.bigint() / 1000n);
   await client.pipelined(PROFILE_REQUESTS, IN_FLIGHT);
@@ -279,5 +323,8 @@ async function profileDiskprobe() {
   client.child.stdin.end();
   await client.exited;
   clients.delete('profile');
-  return { requests: PROFILE_REQUESTS, ...summarizeProfile(readProfile(profileDir), { fromUs, toUs, root: ROOT }) };
+  const summary = summarizeProfile(readProfile(profileDir), { fromUs, toUs, root: ROOT });
+  rmSync(profileDir, { recursive: true, force: true });
+  profileDir = undefined;
+  return { requests: PROFILE_REQUESTS, ...summary };
 }

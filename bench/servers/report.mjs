@@ -1,12 +1,15 @@
 // The markdown `npm run bench:server` prints and writes to docs/benchmarks.md:
-// machine, method, figures, verdicts, a reading generated from the numbers,
-// and the CPU profile's summary. Pure: numbers in, text out.
+// machine, method, figures, verdicts (diskprobe against the floor, and its
+// 2026-07-28 path against its legacy one), a reading generated from the
+// numbers, and the CPU profiles (profileReport.mjs). Pure: numbers in, text out.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 
 import { quantile } from '../measure.mjs';
+import { fmt } from './figures.mjs';
+import { profileReading, profileTables } from './profileReport.mjs';
 
 /**
  * @typedef {object} Run  how the figures were taken
@@ -19,7 +22,9 @@ import { quantile } from '../measure.mjs';
  * @property {number} inFlight
  * @property {number} warmupRequests
  * @property {number} warmupLatencyCalls
- * @property {Array<{what: string, field: string, limit: number, atLeast?: boolean}>} targets
+ * @property {Array<{what: string, field: string, limit: number, atLeast?: boolean}>} targets  diskprobe ÷ floor
+ * @property {Array<{what: string, field: string, limit?: number, atLeast?: boolean}>} eraTargets  diskprobe with a
+ *   modern client ÷ with a legacy one; those without a limit are context
  */
 
 // A figure whose middle half of samples spans more than this ratio (p75 ÷
@@ -27,21 +32,18 @@ import { quantile } from '../measure.mjs';
 // from run to run, and the table says so (as bench:probe does).
 const UNSTEADY_SPREAD = 1.25;
 
-const fmt = {
-  ms: (value) => (value < 100 ? value.toFixed(1) : value.toFixed(0)),
-  us: (value) => (value < 10 ? value.toFixed(2) : value < 100 ? value.toFixed(1) : value.toFixed(0)),
-  rps: (value) => Math.round(value).toLocaleString('en-US'),
-  mib: (bytes) => (bytes === undefined ? '–' : (bytes / 2 ** 20).toFixed(1)),
-  ratio: (ratio) => (ratio === undefined ? 'n/a' : `${ratio.toFixed(2)}×`),
-};
-
-/** The section's body: `results` maps diskprobe, sdk and floor to their figures; `profile` may be undefined. */
+/**
+ * The section's body: `results` maps diskprobe, diskprobeModern, sdk, sdkV2
+ * and floor to their figures, in the order of the table; `profile`, when
+ * there is one, holds diskprobe's profile under each era's client ({ legacy, modern }).
+ */
 export function renderReport(results, profile, run) {
   return [
     machineSummary(run),
     methodText(run),
     resultsTable(results),
     targetsTable(results, run.targets),
+    eraTable(results, run.eraTargets),
     reading(results, profile, run),
     profile ? profileTables(profile, run) : '',
   ]
@@ -54,8 +56,9 @@ function machineSummary({ root, loadAtStart }) {
   // Read from disk: the SDK's exports map sends "package.json" to dist/cjs/package.json.
   const version = (dir) => JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')).version;
   return [
-    `Run of ${new Date().toISOString().slice(0, 10)}, diskprobe ${version('.')}${sourceRevision(root)}; the SDK reference on ` +
-      `@modelcontextprotocol/sdk ${version('node_modules/@modelcontextprotocol/sdk')}, zod ${version('node_modules/zod')}.`,
+    `Run of ${new Date().toISOString().slice(0, 10)}, diskprobe ${version('.')}${sourceRevision(root)}; the SDK v1 reference on ` +
+      `@modelcontextprotocol/sdk ${version('node_modules/@modelcontextprotocol/sdk')}, the SDK v2 reference on @modelcontextprotocol/server ` +
+      `${version('node_modules/@modelcontextprotocol/server')} (core ${version('node_modules/@modelcontextprotocol/core')}), both with zod ${version('node_modules/zod')}.`,
     '',
     `- Node ${process.version}, ${os.type()} ${os.release()} ${os.arch()}`,
     `- CPU: ${cpus[0]?.model ?? 'unknown'}, ${cpus.length} logical cores; load average at the start ${loadAtStart.map((value) => value.toFixed(2)).join(' ')}`,
@@ -74,12 +77,19 @@ function sourceRevision(root) {
 
 function methodText({ spawns, rounds, requests, latencyPerRound, inFlight, warmupRequests, warmupLatencyCalls, pinned }) {
   return [
-    '**Method.** All three servers are measured in one run, interleaved, each round in a fresh random order.',
+    '**Method.** All five servers are measured in one run, interleaved, each round in a fresh random order.',
     '',
-    `- Cold start: spawn (\`node <script>\`, no shell) until the \`initialize\` response arrives; median of ${spawns} spawns each,`,
-    '  after one unreported spawn each to fill the page cache. Each process is ended before the next starts.',
-    '- Then one long-lived process per server: `initialize`, `notifications/initialized`, a warm-up of',
-    `  ${warmupRequests} pipelined and ${warmupLatencyCalls} one-at-a-time calls, then ${rounds} rounds.`,
+    '- Clients: a legacy client opens with `initialize` (2025-06-18) and `notifications/initialized`, then sends bare',
+    '  requests. A 2026-07-28 ("modern") client sends no handshake: it opens with `server/discover`, and every request',
+    '  carries `io.modelcontextprotocol/protocolVersion`, `clientCapabilities` (`{}`) and `clientInfo` in',
+    '  `params._meta` (no `logLevel`, so no log notifications); it checks that results carry `resultType: "complete"`',
+    '  and `serverInfo` in `_meta`. The SDK v2 server would also serve a legacy client; only its modern path is measured.',
+    `- Cold start: spawn (\`node <script>\`, no shell) until the answer to the opening request arrives (\`initialize\`, or a`,
+    `  modern client's \`server/discover\`); median of ${spawns} spawns each, after one unreported spawn each to fill the`,
+    '  page cache. Each process is ended before the next starts.',
+    `- Then one long-lived process per server: the opening request, a warm-up of ${warmupRequests} pipelined calls (every`,
+    `  answer parsed and checked: each id answered once, a successful result of the client's era) and ${warmupLatencyCalls}`,
+    `  one-at-a-time calls, then ${rounds} rounds.`,
     `- Throughput: ${requests} \`tools/call\` requests with ${inFlight} in flight (a new one sent for each response), responses per`,
     `  second; median of the ${rounds} rounds (min–max beside it). The client counts response lines without parsing them, so`,
     '  its own cost stays small; a checked call after each batch makes sure the server still answers properly.',
@@ -98,18 +108,23 @@ function methodText({ spawns, rounds, requests, latencyPerRound, inFlight, warmu
     '- RSS: `VmRSS` of the server process right after each throughput batch, median of the rounds; "idle" is the',
     '  same right after the handshake.',
     "- Response bytes: the length of one `tools/call` response line. diskprobe's also carries `structuredContent`",
-    "  (the 2025-06-18 revision's typed result); the other two send only the text.",
+    "  (the 2025-06-18 revision's typed result); the other servers send only the text. Modern results add",
+    '  `resultType` and `_meta` with `serverInfo`.',
   ].join('\n');
 }
 
+/** How each era's client opens and what its requests carry, in a word for the table. */
+const CLIENT = { legacy: 'legacy (`initialize`)', modern: '2026-07-28 (`_meta`)' };
+
 function resultsTable(results) {
   const lines = [
-    "| Server | Cold start ms (p25–p75) | Requests/s, 64 in flight (min–max) | Server CPU µs/req | Client CPU µs/req | p50 µs (rounds' p50 min–max) | p99 µs | p50 µs unpinned (rounds' min–max) | RSS MiB after load (idle) | Response bytes |",
-    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    "| Server | Client | Cold start ms (p25–p75) | Requests/s, 64 in flight (min–max) | Server CPU µs/req | Client CPU µs/req | p50 µs (rounds' p50 min–max) | p99 µs | p50 µs unpinned (rounds' min–max) | RSS MiB after load (idle) | Request / response bytes |",
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   ];
   for (const row of results.values()) {
     const cells = [
       row.label,
+      CLIENT[row.era],
       `**${fmt.ms(row.coldMs)}** (${fmt.ms(row.coldP25)}–${fmt.ms(row.coldP75)})`,
       `**${fmt.rps(row.throughput)}** (${fmt.rps(row.throughputMin)}–${fmt.rps(row.throughputMax)})`,
       row.serverCpuUs === undefined ? '–' : fmt.us(row.serverCpuUs),
@@ -120,22 +135,37 @@ function resultsTable(results) {
         ? '–'
         : `${fmt.us(row.unpinnedP50Us)} (${fmt.us(Math.min(...row.unpinnedRoundP50s))}–${fmt.us(Math.max(...row.unpinnedRoundP50s))})`,
       `**${fmt.mib(row.rssBytes)}** (${fmt.mib(row.idleRssBytes)})`,
-      row.responseBytes,
+      `${row.requestBytes} / ${row.responseBytes}`,
     ];
     lines.push(`| ${cells.join(' | ')} |`);
   }
   return lines.join('\n');
 }
 
-/** `of`'s `field` over the floor's; undefined where either is unknown. */
-function ratioToFloor(results, of, field) {
+/** `of`'s `field` over `base`'s; undefined where either is unknown. */
+function ratio(results, of, base, field) {
   const value = results.get(of)[field],
-    base = results.get('floor')[field];
-  return value === undefined || base === undefined ? undefined : value / base;
+    baseValue = results.get(base)[field];
+  return value === undefined || baseValue === undefined ? undefined : value / baseValue;
+}
+
+/**
+ * The ratios of `of`'s samples of `field` to `base`'s taken in the same round
+ * (or the same round of spawns): { min, max, meeting } where `meeting` counts
+ * the rounds within `target`'s limit; undefined where a sample is unknown.
+ */
+function roundRatios(results, of, base, { field, limit, atLeast }) {
+  const ours = results.get(of).samples[field],
+    theirs = results.get(base).samples[field];
+  if (ours.includes(undefined) || theirs.includes(undefined)) return undefined;
+  const ratios = ours.map((value, round) => value / theirs[round]);
+  const meeting = limit === undefined ? undefined : ratios.filter((value) => (atLeast ? value >= limit : value <= limit)).length;
+  return { min: Math.min(...ratios), max: Math.max(...ratios), meeting, rounds: ratios.length };
 }
 
 function verdict(ratio, { limit, atLeast }) {
   if (ratio === undefined) return 'n/a';
+  if (limit === undefined) return 'context';
   if (atLeast ? ratio >= limit : ratio <= limit) return 'PASS';
   // How far the measure falls short of the limit, as a share of the limit.
   const off = atLeast ? (1 - ratio / limit) * 100 : (ratio / limit - 1) * 100;
@@ -148,103 +178,140 @@ function unsteady(row, field) {
   return samples.length > 1 && !samples.includes(undefined) && quantile(samples, 0.75) / quantile(samples, 0.25) > UNSTEADY_SPREAD;
 }
 
-/** Whether diskprobe's middle half of samples meets the floor's scaled by the limit: then the verdict is a coin toss. */
-function tooClose(results, { field, limit }) {
-  const ours = results.get('diskprobe').samples[field],
-    floor = results.get('floor').samples[field];
-  if (ours.includes(undefined) || floor.includes(undefined)) return false;
-  return quantile(ours, 0.25) <= quantile(floor, 0.75) * limit && quantile(floor, 0.25) * limit <= quantile(ours, 0.75);
+/** Whether `of`'s middle half of samples meets `base`'s scaled by the limit: then the verdict is a coin toss. */
+function tooClose(results, of, base, { field, limit }) {
+  const ours = results.get(of).samples[field],
+    theirs = results.get(base).samples[field];
+  if (limit === undefined || ours.includes(undefined) || theirs.includes(undefined)) return false;
+  return quantile(ours, 0.25) <= quantile(theirs, 0.75) * limit && quantile(theirs, 0.25) * limit <= quantile(ours, 0.75);
 }
 
+/** The verdict cell of `of` ÷ `base` for `target`, with its notes; `shaky` is set when a sample spread is wide. */
+function verdictCell(results, of, base, target) {
+  const shaky = unsteady(results.get(of), target.field) || unsteady(results.get(base), target.field);
+  const notes = [tooClose(results, of, base, target) && 'too close to call: the p25–p75 ranges meet', shaky && 'unsteady †'].filter(Boolean);
+  const result = verdict(ratio(results, of, base, target.field), target);
+  return { text: `${result === 'context' ? '*context*' : `**${result}**`}${notes.length ? ` (${notes.join('; ')})` : ''}`, shaky };
+}
+
+const limitText = ({ limit, atLeast }) => (limit === undefined ? '–' : `${atLeast ? '≥' : '≤'} ${limit}×`);
+
+const unsteadyNote = (who) => [
+  '',
+  `† ${who} samples of this figure (spawns, or rounds) had a p75 ÷ p25 spread above ${UNSTEADY_SPREAD}:`,
+  'they came in more than one speed mode, so this verdict can flip between runs.',
+];
+
 function targetsTable(results, targets) {
-  const lines = ['| Target: diskprobe ÷ floor | Limit | diskprobe | Result | SDK ÷ floor *(context)* |', '|---|--:|--:|---|--:|'];
+  const lines = [
+    '| Target: diskprobe ÷ floor | Limit | diskprobe | Result | diskprobe, modern client ÷ floor *(context)* | SDK v1 ÷ floor *(context)* | SDK v2 ÷ floor *(context)* |',
+    '|---|--:|--:|---|--:|--:|--:|',
+  ];
   let anyUnsteady = false;
   for (const target of targets) {
-    const ours = ratioToFloor(results, 'diskprobe', target.field);
-    const sdk = ratioToFloor(results, 'sdk', target.field);
-    const shaky = unsteady(results.get('diskprobe'), target.field) || unsteady(results.get('floor'), target.field);
-    anyUnsteady ||= shaky;
-    const notes = [tooClose(results, target) && 'too close to call: the p25–p75 ranges meet', shaky && 'unsteady †'].filter(Boolean);
+    const cell = verdictCell(results, 'diskprobe', 'floor', target);
+    anyUnsteady ||= cell.shaky;
+    const context = ['diskprobeModern', 'sdk', 'sdkV2'].map((key) => fmt.ratio(ratio(results, key, 'floor', target.field)));
     lines.push(
-      `| ${target.what} | ${target.atLeast ? '≥' : '≤'} ${target.limit}× | ${fmt.ratio(ours)} | **${verdict(ours, target)}**` +
-        `${notes.length ? ` (${notes.join('; ')})` : ''} | ${fmt.ratio(sdk)} |`,
+      `| ${target.what} | ${limitText(target)} | ${fmt.ratio(ratio(results, 'diskprobe', 'floor', target.field))} | ${cell.text} | ${context.join(' | ')} |`,
     );
   }
-  if (anyUnsteady) {
+  if (anyUnsteady) lines.push(...unsteadyNote("diskprobe's or the floor's"));
+  return lines.join('\n');
+}
+
+/** diskprobe under a 2026-07-28 client against under a legacy one: one target, the rest context. */
+function eraTable(results, targets) {
+  const lines = [
+    "| diskprobe, modern client ÷ legacy client | Limit | Measured | Rounds' own ratios (min–max) | Result | SDK v2, modern ÷ SDK v1, legacy *(context)* |",
+    '|---|--:|--:|--:|---|--:|',
+  ];
+  let anyUnsteady = false;
+  for (const target of targets) {
+    const cell = verdictCell(results, 'diskprobeModern', 'diskprobe', target);
+    anyUnsteady ||= cell.shaky;
+    const rounds = roundRatios(results, 'diskprobeModern', 'diskprobe', target);
+    const roundsText =
+      rounds === undefined
+        ? 'n/a'
+        : `${fmt.ratio(rounds.min)}–${fmt.ratio(rounds.max)}${rounds.meeting === undefined ? '' : `; ${rounds.meeting} of ${rounds.rounds} within the limit`}`;
     lines.push(
-      '',
-      `† diskprobe's or the floor's samples of this figure (spawns, or rounds) had a p75 ÷ p25 spread above ${UNSTEADY_SPREAD}:`,
-      'they came in more than one speed mode, so this verdict can flip between runs.',
+      `| ${target.what} | ${limitText(target)} | ${fmt.ratio(ratio(results, 'diskprobeModern', 'diskprobe', target.field))} | ${roundsText} | ${cell.text} | ` +
+        `${fmt.ratio(ratio(results, 'sdkV2', 'sdk', target.field))} |`,
     );
   }
+  lines.push(
+    '',
+    'Both diskprobe rows are the same build, one process each. "Rounds\' own ratios" divide the two samples taken in the same',
+    'round (the same round of spawns, for cold start), seconds apart, not minutes, so slower drift of the',
+    'machine largely cancels out.',
+  );
+  if (anyUnsteady) lines.push(...unsteadyNote("diskprobe's (either client's)"));
   return lines.join('\n');
 }
 
 /** The verdicts in words, from the numbers of this run. */
-function reading(results, profile, { targets, inFlight }) {
+function reading(results, profile, { targets, eraTargets, inFlight }) {
   const ours = results.get('diskprobe'),
+    modern = results.get('diskprobeModern'),
     sdk = results.get('sdk'),
+    sdkV2 = results.get('sdkV2'),
     floor = results.get('floor');
   const lines = ["**Reading**, generated from this run's numbers:", ''];
   for (const target of targets) {
-    const ratio = ratioToFloor(results, 'diskprobe', target.field);
-    if (ratio === undefined) continue;
+    const measured = ratio(results, 'diskprobe', 'floor', target.field);
+    if (measured === undefined) continue;
     lines.push(
-      `- ${target.what.charAt(0).toUpperCase()}${target.what.slice(1)}: diskprobe ${fmt.ratio(ratio)} the floor against a limit of ${target.atLeast ? '≥' : '≤'} ${target.limit}×, ` +
-        `${verdict(ratio, target)}; the SDK reference ${fmt.ratio(ratioToFloor(results, 'sdk', target.field))}.`,
+      `- ${target.what.charAt(0).toUpperCase()}${target.what.slice(1)}: diskprobe ${fmt.ratio(measured)} the floor against a limit of ${limitText(target)}, ` +
+        `${verdict(measured, target)}; with a modern client ${fmt.ratio(ratio(results, 'diskprobeModern', 'floor', target.field))}; ` +
+        `the SDK v1 reference ${fmt.ratio(ratio(results, 'sdk', 'floor', target.field))}, the SDK v2 reference ${fmt.ratio(ratio(results, 'sdkV2', 'floor', target.field))}.`,
     );
   }
+  const eraTarget = eraTargets.find((target) => target.limit !== undefined);
+  const eraRatio = ratio(results, 'diskprobeModern', 'diskprobe', eraTarget.field);
+  const eraRounds = roundRatios(results, 'diskprobeModern', 'diskprobe', eraTarget);
+  lines.push(
+    `- With a 2026-07-28 client diskprobe answers ${fmt.rps(modern.throughput)} requests/s with ${inFlight} in flight, ${fmt.ratio(eraRatio)} ` +
+      `its ${fmt.rps(ours.throughput)} with a legacy client, against a limit of ${limitText(eraTarget)}: ${verdict(eraRatio, eraTarget)}` +
+      (eraRounds === undefined
+        ? '.'
+        : ` (the rounds' own ratios ${fmt.ratio(eraRounds.min)}–${fmt.ratio(eraRounds.max)}, ${eraRounds.meeting} of ${eraRounds.rounds} within it).`),
+  );
   if (ours.serverCpuUs !== undefined) {
     lines.push(
-      `- Under load the diskprobe process spends ${fmt.us(ours.serverCpuUs)} µs of CPU a request, the SDK reference ` +
-        `${fmt.us(sdk.serverCpuUs)} µs and the floor ${fmt.us(floor.serverCpuUs)} µs. Beyond the floor's work diskprobe checks each ` +
+      `- Under load the diskprobe process spends ${fmt.us(ours.serverCpuUs)} µs of CPU a request with a legacy client and ` +
+        `${fmt.us(modern.serverCpuUs)} µs with a modern one; the SDK v1 reference ${fmt.us(sdk.serverCpuUs)} µs, the SDK v2 reference ` +
+        `${fmt.us(sdkV2.serverCpuUs)} µs (modern) and the floor ${fmt.us(floor.serverCpuUs)} µs. Beyond the floor's work diskprobe checks each ` +
         "message and the lifecycle, validates the arguments against the tool's schema, gives each request a cancellation signal and a " +
         'deadline, probes inline only where nothing can block (a cached path on a mount that keeps its counts in memory), and sends `structuredContent` besides the text ' +
-        `(${ours.responseBytes} bytes a response against ${floor.responseBytes}).`,
+        `(${ours.responseBytes} bytes a response against ${floor.responseBytes}). A modern request is ${modern.requestBytes - ours.requestBytes} bytes longer ` +
+        `(its \`_meta\`), whose fields are read and checked for each request, and its result ${modern.responseBytes - ours.responseBytes} bytes longer ` +
+        '(`resultType`, `serverInfo`), added to the result in place.',
     );
   }
   // Client and server share the machine's cores: a client near a full core sets the pace, not the server.
   const clientBusy = (row) => (100 * row.clientCpuUs * row.throughput) / 1e6;
   lines.push(
-    `- During the throughput batches the client kept ${clientBusy(floor).toFixed(0)}% of one core busy against the floor ` +
-      `and ${clientBusy(ours).toFixed(0)}% against diskprobe. The nearer that is to 100%, the more the floor's figure is the ` +
-      "client's limit rather than the floor's, which flatters diskprobe's ratio.",
+    `- During the throughput batches the client kept ${clientBusy(floor).toFixed(0)}% of one core busy against the floor, ` +
+      `${clientBusy(ours).toFixed(0)}% against diskprobe with a legacy client and ${clientBusy(modern).toFixed(0)}% with a modern one. The nearer ` +
+      "that is to 100%, the more a server's figure is the client's limit rather than the server's; for the floor, that flatters diskprobe's ratio.",
   );
   lines.push(
-    `- One request at a time, the round trip takes ${fmt.us(ours.p50Us)} µs at p50 for diskprobe, ${fmt.us(sdk.p50Us)} µs for the ` +
-      `SDK reference and ${fmt.us(floor.p50Us)} µs for the floor${ours.unpinnedP50Us === undefined ? '' : ', with client and server on one CPU'}. ` +
+    `- One request at a time, the round trip takes ${fmt.us(ours.p50Us)} µs at p50 for diskprobe (${fmt.us(modern.p50Us)} µs with a modern client), ` +
+      `${fmt.us(sdk.p50Us)} µs for the SDK v1 reference, ${fmt.us(sdkV2.p50Us)} µs for the SDK v2 reference and ${fmt.us(floor.p50Us)} µs for the floor` +
+      `${ours.unpinnedP50Us === undefined ? '' : ', with client and server on one CPU'}. ` +
       (ours.unpinnedP50Us === undefined
         ? ''
-        : `Unpinned, the p50s were ${fmt.us(ours.unpinnedP50Us)}, ${fmt.us(sdk.unpinnedP50Us)} and ${fmt.us(floor.unpinnedP50Us)} µs, ` +
+        : `Unpinned, the p50s were ${[ours, modern, sdk, sdkV2, floor].map((row) => fmt.us(row.unpinnedP50Us)).join(', ')} µs in that order, ` +
           "each a mix of this VM's two speeds (see the rounds' ranges), which is why the pinned figure is the one judged. ") +
-      "diskprobe answers `/` inline, on its main thread, as the floor does; the SDK reference probes on libuv's pool, " +
+      "diskprobe answers `/` inline, on its main thread, as the floor does; both SDK references probe on libuv's pool, " +
       'which adds two thread wake-ups a request.',
   );
-  if (profile) {
-    const top = profile.layers.filter((layer) => !/^(idle|native code|other)/.test(layer.label)).slice(0, 3);
-    lines.push(
-      `- The profile below (diskprobe alone, ${profile.requests} requests, ${inFlight} in flight) puts the most main-thread ` +
-        `time in ${top.map((layer) => `${layer.label.replace(/:.*$/, '')} (${fmt.us(layer.us / profile.requests)} µs a request)`).join(', ')}.`,
-    );
-  }
+  lines.push(
+    `- The SDK v2 reference on its 2026-07-28 path answers ${fmt.rps(sdkV2.throughput)} requests/s, ${fmt.ratio(ratio(results, 'sdkV2', 'sdk', 'throughput'))} ` +
+      `the SDK v1 reference's legacy path, starts in ${fmt.ms(sdkV2.coldMs)} ms to \`server/discover\` answered (v1: ${fmt.ms(sdk.coldMs)} ms to \`initialize\`) ` +
+      `and holds ${fmt.mib(sdkV2.rssBytes)} MiB after load (v1: ${fmt.mib(sdk.rssBytes)} MiB).`,
+  );
+  if (profile?.legacy && profile.modern) lines.push(profileReading(profile, inFlight));
   return lines.join('\n');
-}
-
-function profileTables(profile, { inFlight }) {
-  const perRequest = (us) => fmt.us(us / profile.requests);
-  const share = (us) => `${((100 * us) / profile.totalUs).toFixed(1)}%`;
-  return [
-    `**Where diskprobe's main thread spends its time** under load: \`node --cpu-prof\`, ${profile.requests} requests with ${inFlight} in`,
-    'flight, self time of the samples taken during those requests. The profiler slows the server; read the shares, not',
-    'the absolute figures. Native calls count in their JS caller: `JSON.parse` in the dispatcher, `JSON.stringify` in the',
-    "framing, the addon's calls in the probe. The addon's own thread is not sampled.",
-    '',
-    '| Layer | Share | µs per request |',
-    '|---|--:|--:|',
-    ...profile.layers.map((layer) => `| ${layer.label} | ${share(layer.us)} | ${perRequest(layer.us)} |`),
-    '',
-    '| Function (self time), top 12 | Share | µs per request |',
-    '|---|--:|--:|',
-    ...profile.functions.slice(0, 12).map((fn) => `| \`${fn.label}\` | ${share(fn.us)} | ${perRequest(fn.us)} |`),
-  ].join('\n');
 }
