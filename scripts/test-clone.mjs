@@ -32,7 +32,7 @@ if (head.status !== 0) {
 const dirty = git('status', '--porcelain').stdout.trim();
 if (dirty) console.warn(`test:clone: uncommitted changes are not part of the clone:\n${dirty}\n`);
 
-// The clone is the only thing in its parent folder: no ../shared, no sibling checkout.
+// The clone is the only thing in its parent folder: nothing beside it, no sibling checkout.
 const parent = mkdtempSync(join(tmpdir(), 'diskprobe-clone-'));
 // mkdtemp makes it 0700; a clone usually lies where other users may pass (a test probes as nobody).
 chmodSync(parent, 0o755);

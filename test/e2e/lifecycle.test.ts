@@ -219,7 +219,7 @@ describe.skipIf(announceSkip('cancellation (disk_usage of /)', posixPathsSkipRea
   });
 });
 
-// A FUSE file system whose statfs never answers (shared/fixtures/fusefix.c):
+// A FUSE file system whose statfs never answers (test/fixtures/fusefix.c):
 // a call on it stays in flight until it is cancelled or times out, which
 // makes cancelling a slow call deterministic. Its mount is visible to every
 // process, so each test mounts it only once its server is ready, probes it at
