@@ -1,14 +1,19 @@
 // Checks tool arguments against the tool's inputSchema: the schema shown to
 // the model is the schema enforced. Tools here use a small, flat subset of
 // JSON Schema (an object of string, boolean and number properties, with
-// enum, pattern, required and additionalProperties: false). PropertySchema
-// admits nothing else, so a tool cannot declare a rule that goes unenforced.
+// enum, pattern, minimum, maximum, required and additionalProperties: false).
+// PropertySchema admits nothing else, so a tool cannot declare a rule that
+// goes unenforced.
 
 export interface PropertySchema {
   readonly type: 'string' | 'boolean' | 'integer' | 'number';
   readonly description: string;
   readonly enum?: readonly string[];
   readonly pattern?: string;
+  /** For numbers: the least value allowed. */
+  readonly minimum?: number;
+  /** For numbers: the greatest value allowed. */
+  readonly maximum?: number;
 }
 
 export interface ObjectSchema {
@@ -75,5 +80,7 @@ function checkValue(name: string, property: PropertySchema, value: unknown, hint
   if (property.pattern && !patternOf(property.pattern).test(value as string)) {
     return `"${name}" is ${JSON.stringify(value)}: ${hint ?? `it must match ${property.pattern}`}`;
   }
+  if (property.minimum !== undefined && (value as number) < property.minimum) return `"${name}" must be at least ${property.minimum}, not ${String(value)}`;
+  if (property.maximum !== undefined && (value as number) > property.maximum) return `"${name}" must be at most ${property.maximum}, not ${String(value)}`;
   return undefined;
 }

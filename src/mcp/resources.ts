@@ -5,9 +5,10 @@
 import { failureReason } from '../format/failureReason.js';
 import { diskUsage, listMounts } from '../index.js';
 import { RpcError } from '../jsonrpc/errors.js';
+import { dfMounts } from '../probe/probe.js';
 import { isAbsolutePath } from './absolutePath.js';
 import { resourceNotFound } from './errors.js';
-import { listMountsTool } from './tools/listMountsTool.js';
+import { listedMount } from './tools/mountListing.js';
 import type { ToolContext } from './tools/tool.js';
 import { usageData } from './tools/usageSchema.js';
 import type { VersionRules } from './versions.js';
@@ -87,8 +88,11 @@ export async function readResource(params: Record<string, unknown>, rules: Versi
   if (typeof uri !== 'string') throw RpcError.invalidParams('resources/read needs params.uri');
   const notFound = (): RpcError => resourceNotFound(uri, rules);
   if (uri === MOUNTS_URI) {
-    const listed = await listMountsTool.call({}, context);
-    return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(listed.structured) }] };
+    // Everything at once, in df's order: an application reads this, not a model (list_mounts pages for those).
+    const listed = await dfMounts({ timeout: context.probeTimeout, signal: context.signal, include: (mountPoint) => context.roots.showsMount(mountPoint) });
+    if (context.signal.aborted) throw context.signal.reason;
+    const mounts = listed.map((outcome) => listedMount(outcome, context.probeTimeout).entry);
+    return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ mounts }) }] };
   }
   if (!uri.startsWith(USAGE_PREFIX)) throw notFound();
   let path: string;

@@ -48,6 +48,13 @@ export interface ProbeBackend {
    * otherwise. POSIX only. The cheapest call there is: no validation at all.
    */
   syncKnown?(path: unknown): AnyUsage | undefined;
+  /**
+   * Probes the mount point of `mount` (the mount visible there) on the
+   * calling thread: for the caller that has found nothing in the way can
+   * block (MountTable.walksInMemory). One statvfs; throws the probe's error.
+   * Native backend only.
+   */
+  mountPoint?(mount: MountEntry, bigint: boolean): AnyUsage;
   /** Probes elsewhere and blocks at most `timeout` ms, then throws ETIMEDOUT. */
   syncWithTimeout(target: ProbeTarget, bigint: boolean, timeout: number): AnyUsage;
   /** Probes elsewhere without blocking; rejects with ETIMEDOUT after `timeout` ms. */

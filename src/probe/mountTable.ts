@@ -189,6 +189,7 @@ export class MountTable {
   /** The visible mount at each mount point (case-folded where the platform folds): the last one mounted there. */
   private readonly visible = new Map<string, MountEntry>();
   private readonly lexicalCache = new Map<string, MountEntry | undefined>();
+  private readonly inMemoryWalks = new Map<string, boolean>();
 
   constructor(
     entries: readonly MountEntry[],
@@ -237,6 +238,37 @@ export class MountTable {
       }
     }
     return undefined;
+  }
+
+  /**
+   * Whether a probe of the mount point `mountPoint` by name can run on the
+   * calling thread with no risk of blocking: the mount visible there, and
+   * the mount holding each directory above it, all keep their counts in
+   * memory (answersFromMemory). The walk to a mount point reads only
+   * dentries the kernel pins (a mount pins its mount point, a dentry its
+   * parent), and those file systems never ask a server or a daemon to
+   * revalidate one, so statvfs(mountPoint) neither waits for I/O nor for
+   * anyone else. A mount made over the path after the table was read is
+   * new, and so was answering a moment ago. Linux; false where the table
+   * has no such knowledge.
+   */
+  walksInMemory(mountPoint: string): boolean {
+    const known = this.inMemoryWalks.get(mountPoint);
+    if (known !== undefined) return known;
+    const mount = this.visible.get(mountPoint);
+    let answer = mount?.answersFromMemory === true;
+    if (answer && mountPoint !== '/') {
+      const parent = mountPoint.slice(0, Math.max(1, mountPoint.lastIndexOf('/')));
+      const holder = this.deepestMountAbove(parent);
+      answer = holder !== undefined && holder !== mount && this.walksInMemory(holder.mountPoint);
+    }
+    this.inMemoryWalks.set(mountPoint, answer);
+    return answer;
+  }
+
+  /** The mount visible at a mount point: the last one mounted there. */
+  visibleAt(mountPoint: string): MountEntry | undefined {
+    return this.visible.get(this.foldCase ? mountPoint.toLowerCase() : mountPoint);
   }
 
   /**

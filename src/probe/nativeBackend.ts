@@ -320,6 +320,12 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
       return probeHere(osPath, path, bigint, known.get(osPath));
     },
 
+    mountPoint(mount, bigint) {
+      const status = binding.statSync(mount.mountPoint, false);
+      if (status !== 0) throw failure(status, mount.mountPoint);
+      return readSlots(mount.mountPoint, mount.mountPoint, bigint, undefined, mount);
+    },
+
     syncWithTimeout(target, bigint, timeout) {
       const inline = probeInline(target);
       if (inline !== undefined && inline !== LEAVES_MOUNT) {

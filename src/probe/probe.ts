@@ -318,30 +318,69 @@ export async function dfMounts(options: DfMountsOptions & { readonly bigint?: fa
 export async function dfMounts(options: DfMountsOptions & { readonly bigint?: boolean }): Promise<Array<DfMount<number | bigint>>> {
   const { timeout, signal, include, onProgress } = options;
   if (signal?.aborted) throw abortError(signal);
+  const bigint = options.bigint === true;
   const table = tables.fresh();
-  const candidates = (options.all === true ? table.entries : table.dfCandidates()).filter((entry) => include?.(entry.mountPoint) ?? true);
-  // One listener on the caller's signal, not one per mount (past ten, Node
-  // warns of a leak); the probes share a signal of ours, which may have many.
-  const inner = signal && new AbortController();
-  const forward = (): void => inner!.abort(signal!.reason);
-  if (inner) {
-    setMaxListeners(0, inner.signal);
-    signal!.addEventListener('abort', forward, { once: true });
+  const listed = options.all === true ? table.entries : table.dfCandidates();
+  const candidates = include === undefined ? listed : listed.filter((entry) => include(entry.mountPoint));
+  const outcomes = new Array<DfMount<number | bigint>>(candidates.length);
+  // One pass: on the calling thread every mount whose probe cannot block
+  // (its point's walk and its statfs read only memory), one statvfs each;
+  // the rest on the addon's threads, each within the timeout.
+  const later: number[] = [];
+  const here = impl.mountPoint;
+  for (let i = 0; i < candidates.length; i++) {
+    const entry = candidates[i]!;
+    const visible =
+      here && table.walksInMemory(entry.mountPoint) && (guard.size === 0 || !guard.blocking(entry.mountPoint)) ? table.visibleAt(entry.mountPoint) : undefined;
+    if (visible === undefined) {
+      later.push(i);
+      continue;
+    }
+    try {
+      outcomes[i] = { mount: publicMount(entry), usage: here!(visible, bigint) as DiskUsage<number | bigint> };
+    } catch (error) {
+      outcomes[i] = { mount: publicMount(entry), error };
+    }
   }
-  let done = 0;
-  const outcomes = await Promise.all(
-    candidates.map((entry) =>
-      (diskUsage(entry.mountPoint, { bigint: options.bigint === true, timeout, ...(inner && { signal: inner.signal }) }) as Promise<DiskUsage<number | bigint>>)
-        .then(
-          (usage): DfMount<number | bigint> => ({ mount: publicMount(entry), usage }),
-          (error: unknown): DfMount<number | bigint> => {
-            if ((error as Error | null)?.name === 'AbortError') throw error;
-            return { mount: publicMount(entry), error };
-          },
-        )
-        .finally(() => onProgress?.(++done, candidates.length, entry.mountPoint)),
-    ),
-  ).finally(() => signal?.removeEventListener('abort', forward));
+  let done = candidates.length - later.length;
+  // Told once the caller has had the chance to look up: a caller that read a
+  // cancel in the same turn has aborted by then, and hears nothing.
+  if (done > 0 && onProgress !== undefined) {
+    const answered = done;
+    queueMicrotask(() => {
+      if (!signal?.aborted) onProgress(answered, candidates.length, candidates[candidates.length - 1]!.mountPoint);
+    });
+  }
+  if (later.length > 0) {
+    // One listener on the caller's signal, not one per mount (past ten, Node
+    // warns of a leak); the probes share a signal of ours, which may have many.
+    const inner = signal && new AbortController();
+    const forward = (): void => inner!.abort(signal!.reason);
+    if (inner) {
+      setMaxListeners(0, inner.signal);
+      signal!.addEventListener('abort', forward, { once: true });
+    }
+    try {
+      await Promise.all(
+        later.map((i) => {
+          const entry = candidates[i]!;
+          return (diskUsage(entry.mountPoint, { bigint, timeout, ...(inner && { signal: inner.signal }) }) as Promise<DiskUsage<number | bigint>>)
+            .then(
+              (usage) => {
+                outcomes[i] = { mount: publicMount(entry), usage };
+              },
+              (error: unknown) => {
+                if ((error as Error | null)?.name === 'AbortError') throw error;
+                outcomes[i] = { mount: publicMount(entry), error };
+              },
+            )
+            .finally(() => onProgress?.(++done, candidates.length, entry.mountPoint));
+        }),
+      );
+    } finally {
+      signal?.removeEventListener('abort', forward);
+    }
+  }
   return options.all === true ? outcomes : outcomes.filter(({ usage }) => usage === undefined || (usage.total !== 0 && usage.total !== 0n));
 }
 
