@@ -2,7 +2,7 @@
 
 export type { MountEvent } from './probe/deadMountGuard.js';
 export type { ProbeError } from './probe/errors.js';
-export { backend, diskUsage, diskUsageSync, listMounts, onMountEvent, stuckMounts } from './probe/probe.js';
+export { backend, diskUsage, diskUsageSync, listMounts, mountsUsage, onMountEvent, stuckMounts } from './probe/probe.js';
 export type {
   Backend,
   CancelSignal,
@@ -12,4 +12,6 @@ export type {
   InodeUsage,
   ListMountsOptions,
   Mount,
+  MountsUsageOptions,
+  MountUsage,
 } from './probe/types.js';

@@ -5,8 +5,8 @@ import { realpathSync, statSync } from 'node:fs';
 import { displayPath } from '../format/displayPath.js';
 import { failureReason } from '../format/failureReason.js';
 import { quoteName } from '../format/quoteName.js';
-import { type DiskUsage, diskUsage, listMounts, type Mount } from '../index.js';
-import { dfMounts } from '../probe/probe.js';
+import { dfMounts, diskUsage, diskUsageInline, listMounts } from '../probe/probe.js';
+import type { DiskUsage, Mount } from '../probe/types.js';
 
 import { type DfRow, renderDfTable } from './dfTable.js';
 import { stringifyExact } from './exactJson.js';
@@ -45,13 +45,37 @@ function mountsByPoint(mounts: readonly Mount[]): Map<string, Mount> {
   return new Map(mounts.map((mount) => [mount.mountPoint, mount]));
 }
 
-/** Every file system df lists, each probed once: the probe that found it not empty is the one shown. */
-async function probeAll(timeout: number): Promise<Outcome[]> {
-  return (await dfMounts({ timeout, bigint: true })).map(({ mount, usage, error }) => {
+/**
+ * How the command probes: anywhere, waiting on the addon's threads where it
+ * must (the worker process, which the command can leave behind: see
+ * dfIsolated.ts); or only on the calling thread, where nothing can block,
+ * giving up (undefined) where a probe would need a thread.
+ */
+interface Prober {
+  /** The file system holding `path`, as a probe of it reports it. */
+  usage(path: string, timeout: number): Promise<DiskUsage<bigint> | undefined>;
+  /** Every file system df lists, each probed once: the probe that found it not empty is the one shown. */
+  all(timeout: number): Promise<Outcome[] | undefined>;
+}
+
+const toOutcomes = (listed: ReadonlyArray<{ mount: Mount; usage?: DiskUsage<bigint> | undefined; error?: unknown }>): Outcome[] =>
+  listed.map(({ mount, usage, error }) => {
     const target = { path: mount.mountPoint, mount };
     return usage === undefined ? { target, error } : { target, usage };
   });
-}
+
+const anywhere: Prober = {
+  usage: (path, timeout) => diskUsage(path, { bigint: true, timeout }),
+  all: async (timeout) => toOutcomes(await dfMounts({ timeout, bigint: true })),
+};
+
+const onThisThread: Prober = {
+  usage: async (path) => diskUsageInline(path),
+  all: async (timeout) => {
+    const listed = await dfMounts({ timeout, bigint: true, inlineOnly: true });
+    return listed && toOutcomes(listed);
+  },
+};
 
 /**
  * The mount whose device is the node at `path`, if `path` is a device node
@@ -84,14 +108,17 @@ function mountedFrom(path: string, mounts: Iterable<Mount>): Mount | undefined {
   return best;
 }
 
-async function probePath(path: string, timeout: number, mounts: Iterable<Mount>): Promise<Outcome> {
+/** `path`'s outcome; undefined when `probe` could not tell (a probe on the calling thread that would need one elsewhere). */
+async function probePath(probe: Prober, path: string, timeout: number, mounts: Iterable<Mount>): Promise<Outcome | undefined> {
   let target: Target = { path, mount: undefined };
   try {
-    const usage = await diskUsage(path, { bigint: true, timeout });
+    const usage = await probe.usage(path, timeout);
+    if (usage === undefined) return undefined;
     const mount = mountedFrom(path, mounts);
     if (mount === undefined) return { target, usage };
     target = { path, mount };
-    return { target, usage: await diskUsage(mount.mountPoint, { bigint: true, timeout }) };
+    const mounted = await probe.usage(mount.mountPoint, timeout);
+    return mounted && { target, usage: mounted };
   } catch (error) {
     return { target, error };
   }
@@ -131,13 +158,32 @@ function silenced(error: unknown, listingAll: boolean): boolean {
 
 /** Runs the command; resolves to the exit status (0, or 1 when any file system failed or did not answer). */
 export async function runDf(options: DfOptions, output: DfOutput): Promise<number> {
+  return (await run(anywhere, options, output))!;
+}
+
+/**
+ * Runs the command in this process if every probe it needs can be answered
+ * on the calling thread, where none can block: nothing is left running
+ * after it, and no second process is started. Resolves to undefined,
+ * having written nothing, when some probe would need the addon's threads
+ * (NFS, FUSE, a path not in the kernel's cache…): then runDfIsolated.
+ */
+export async function runDfHere(options: DfOptions, output: DfOutput): Promise<number | undefined> {
+  return run(onThisThread, options, output);
+}
+
+async function run(probe: Prober, options: DfOptions, output: DfOutput): Promise<number | undefined> {
   const listingAll = options.paths.length === 0;
   // Only names are read here, no file system is asked: safe with a dead mount.
   const byPoint = listingAll ? new Map<string, Mount>() : mountsByPoint(await listMounts({ all: true }));
   const outcomes = listingAll
-    ? await probeAll(options.timeout)
-    : await Promise.all(options.paths.map((path) => probePath(path, options.timeout, byPoint.values())));
+    ? await probe.all(options.timeout)
+    : await Promise.all(options.paths.map((path) => probePath(probe, path, options.timeout, byPoint.values())));
+  if (outcomes === undefined || outcomes.includes(undefined as never)) return undefined;
+  return report(outcomes as Outcome[], listingAll, options, output, byPoint);
+}
 
+function report(outcomes: readonly Outcome[], listingAll: boolean, options: DfOptions, output: DfOutput, byPoint: Map<string, Mount>): number {
   let status = 0;
   for (const outcome of outcomes) {
     if (!('error' in outcome) || silenced(outcome.error, listingAll)) continue;

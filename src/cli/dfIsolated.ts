@@ -1,4 +1,5 @@
-// Runs `diskprobe df` in a child process and relays its output.
+// Runs `diskprobe df` in a child process and relays its output, when some
+// probe it needs could block (see runDfHere in df.ts for when it is not).
 //
 // Why: a probe of a dead FUSE mount whose daemon has taken the request holds
 // its thread in an uninterruptible wait, and the kernel does not let a

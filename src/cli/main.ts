@@ -33,10 +33,15 @@ async function run(command: Command): Promise<number> {
       return serve(command.options);
     }
     case 'df': {
-      // The probes run in a child process (see dfIsolated.ts), which loads
-      // the native addon; --help and --version never do.
+      const output = { stdout: process.stdout, stderr: process.stderr };
+      // Here, when every probe can be answered on this thread, where none
+      // can block; otherwise in a child process this one can leave behind
+      // (see dfIsolated.ts). Loaded only now: --help and --version load no addon.
+      const { runDfHere } = await import('./df.js');
+      const status = await runDfHere(command.options, output);
+      if (status !== undefined) return status;
       const { runDfIsolated } = await import('./dfIsolated.js');
-      return runDfIsolated(command.options, { stdout: process.stdout, stderr: process.stderr });
+      return runDfIsolated(command.options, output);
     }
   }
 }

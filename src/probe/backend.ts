@@ -55,6 +55,12 @@ export interface ProbeBackend {
    * Native backend only.
    */
   mountPoint?(mount: MountEntry, bigint: boolean): AnyUsage;
+  /**
+   * Probes `target` on the calling thread if nothing in the way can block
+   * (the native backend's inline probe); undefined when only a probe on the
+   * addon's threads could tell. Throws the probe's error.
+   */
+  inline?(target: ProbeTarget, bigint: boolean): AnyUsage | undefined;
   /** Probes elsewhere and blocks at most `timeout` ms, then throws ETIMEDOUT. */
   syncWithTimeout(target: ProbeTarget, bigint: boolean, timeout: number): AnyUsage;
   /** Probes elsewhere without blocking; rejects with ETIMEDOUT after `timeout` ms. */

@@ -107,6 +107,34 @@ export function answersFromMemory(fsType: string, options: string): boolean {
   return fsType !== 'overlay' || UPPER_DIR.test(options);
 }
 
+/**
+ * The kernel's own file systems: no device, daemon or server behind them.
+ * Walking through one, and its statfs, read only memory (kernfs, procfs,
+ * simple_statfs). Not autofs, whose walk can wait for an automount daemon,
+ * nor efivarfs, whose statfs asks the firmware.
+ */
+const KERNEL_TYPES = new Set([
+  'proc',
+  'sysfs',
+  'cgroup',
+  'cgroup2',
+  'devpts',
+  'mqueue',
+  'debugfs',
+  'tracefs',
+  'securityfs',
+  'configfs',
+  'bpf',
+  'pstore',
+  'hugetlbfs',
+  'binfmt_misc',
+  'fusectl',
+  'nsfs',
+  'selinuxfs',
+  'smackfs',
+  'apparmorfs',
+]);
+
 /** Whether the comma-separated `options` hold `option` itself. */
 function hasOption(options: string, option: string): boolean {
   return options === option || options.startsWith(`${option},`) || options.endsWith(`,${option}`) || options.includes(`,${option},`);
@@ -170,6 +198,11 @@ export function parseMountInfo(text: string): MountEntry[] {
 function inDevice(mount: MountEntry, path: string): string {
   const rest = path.slice(mount.mountPoint.length).replace(/^\/+/, '');
   return rest === '' ? mount.root : `${mount.root.replace(/\/$/, '')}/${rest}`;
+}
+
+/** Whether a mount's walk and statfs read only memory (see MountTable.walksInMemory). */
+function inMemory(mount: MountEntry): boolean {
+  return mount.answersFromMemory || (KERNEL_TYPES.has(mount.fsType) && !Number.isNaN(mount.mountId));
 }
 
 /** Whether `path` is `dir` or lies under it. */
@@ -243,20 +276,21 @@ export class MountTable {
   /**
    * Whether a probe of the mount point `mountPoint` by name can run on the
    * calling thread with no risk of blocking: the mount visible there, and
-   * the mount holding each directory above it, all keep their counts in
-   * memory (answersFromMemory). The walk to a mount point reads only
-   * dentries the kernel pins (a mount pins its mount point, a dentry its
-   * parent), and those file systems never ask a server or a daemon to
-   * revalidate one, so statvfs(mountPoint) neither waits for I/O nor for
-   * anyone else. A mount made over the path after the table was read is
-   * new, and so was answering a moment ago. Linux; false where the table
-   * has no such knowledge.
+   * the mount holding each directory above it, either keep their counts in
+   * memory (answersFromMemory) or are the kernel's own (proc, sysfs,
+   * cgroup…). The walk to a mount point reads only dentries the kernel pins
+   * (a mount pins its mount point, a dentry its parent), and those file
+   * systems never ask a server or a daemon to revalidate one, so
+   * statvfs(mountPoint) neither waits for I/O nor for anyone else. A mount
+   * made over the path after the table was read is new, and so was
+   * answering a moment ago. Linux; false where the table has no such
+   * knowledge.
    */
   walksInMemory(mountPoint: string): boolean {
     const known = this.inMemoryWalks.get(mountPoint);
     if (known !== undefined) return known;
     const mount = this.visible.get(mountPoint);
-    let answer = mount?.answersFromMemory === true;
+    let answer = mount !== undefined && inMemory(mount);
     if (answer && mountPoint !== '/') {
       const parent = mountPoint.slice(0, Math.max(1, mountPoint.lastIndexOf('/')));
       const holder = this.deepestMountAbove(parent);

@@ -320,6 +320,13 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
       return probeHere(osPath, path, bigint, known.get(osPath));
     },
 
+    inline(target, bigint) {
+      const status = probeInline(target);
+      if (status === undefined || status === LEAVES_MOUNT) return undefined;
+      if (status !== 0) throw failure(status, namedPath(target.osPath, target.path));
+      return readSlots(target.osPath, target.path, bigint, undefined, target.mount);
+    },
+
     mountPoint(mount, bigint) {
       const status = binding.statSync(mount.mountPoint, false);
       if (status !== 0) throw failure(status, mount.mountPoint);

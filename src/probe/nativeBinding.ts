@@ -1,7 +1,9 @@
 // Loads the addon: a prebuilt binary from prebuilds/, or one built from
 // native/ into build/. node-gyp-build finds either at run time, so it works
 // when install scripts were skipped.
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The addon's exports (native/addon.cc). */
@@ -88,10 +90,34 @@ export const SYSCALLS = [
 
 const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
 
+/**
+ * Where node-gyp-build would look first, named directly: build/ (unless
+ * PREBUILDS_ONLY), then the prebuild this platform ships (libc told apart as
+ * node-gyp-build tells it). Loading node-gyp-build and letting it search
+ * prebuilds/ costs 5-6 ms of every start-up (diskprobe df, the server), as
+ * much as the whole of a df run; it remains the answer whenever these miss.
+ */
+function likelyAddon(): string | undefined {
+  const candidates: string[] = [];
+  if (!process.env.PREBUILDS_ONLY) candidates.push(join(packageRoot, 'build', 'Release', 'diskprobe.node'));
+  const dir = join(packageRoot, 'prebuilds', process.platform === 'darwin' ? 'darwin-x64+arm64' : `${process.platform}-${process.arch}`);
+  if (process.platform === 'linux') candidates.push(join(dir, `diskprobe.${existsSync('/etc/alpine-release') ? 'musl' : 'glibc'}.node`));
+  else candidates.push(join(dir, 'diskprobe.node'));
+  return candidates.find((file) => existsSync(file));
+}
+
 /** Loads the addon, or returns the reason it cannot be loaded. */
 export function loadNativeBinding(): NativeBinding | Error {
+  const require = createRequire(import.meta.url);
+  const direct = likelyAddon();
+  if (direct !== undefined) {
+    try {
+      return require(direct) as NativeBinding;
+    } catch {
+      // Not loadable here (another libc, a CPU it was not built for): let node-gyp-build choose.
+    }
+  }
   try {
-    const require = createRequire(import.meta.url);
     const load = require('node-gyp-build') as (dir: string) => NativeBinding;
     return load(packageRoot);
   } catch (error) {

@@ -7,6 +7,7 @@ import { dirname, parse, resolve, toNamespacedPath } from 'node:path';
 
 import { type AnyUsage, namedPath, type ProbeBackend, type ProbeContext, type ProbeTarget } from './backend.js';
 import { DeadMountGuard, type MountEvent } from './deadMountGuard.js';
+import type { ProbeError } from './errors.js';
 import {
   abortError,
   codeError,
@@ -23,7 +24,17 @@ import { readMountTable } from './mountSources.js';
 import { type MountEntry, type MountTable, MountTableCache } from './mountTable.js';
 import { createNativeBackend } from './nativeBackend.js';
 import { loadNativeBinding, type NativeBinding } from './nativeBinding.js';
-import type { Backend, CancelSignal, DiskUsage, DiskUsageOptions, DiskUsageSyncOptions, ListMountsOptions, Mount } from './types.js';
+import type {
+  Backend,
+  CancelSignal,
+  DiskUsage,
+  DiskUsageOptions,
+  DiskUsageSyncOptions,
+  ListMountsOptions,
+  Mount,
+  MountsUsageOptions,
+  MountUsage,
+} from './types.js';
 
 function loadBinding(): NativeBinding | undefined {
   const forced = process.env.DISKPROBE_BACKEND;
@@ -303,6 +314,12 @@ export interface DfMountsOptions {
   readonly include?: (mountPoint: string) => boolean;
   /** Told as each probe settles: how many have, of how many probed. */
   readonly onProgress?: (done: number, total: number, mountPoint: string) => void;
+  /**
+   * Probe only on the calling thread: resolve with undefined, having probed
+   * nothing, when some mount could only be probed on the addon's threads
+   * (diskprobe df, which then probes in a process it can leave behind).
+   */
+  readonly inlineOnly?: boolean;
 }
 
 /**
@@ -313,9 +330,11 @@ export interface DfMountsOptions {
  * so that what is shown is what was checked for size 0, and nothing is
  * probed twice.
  */
+export async function dfMounts(options: DfMountsOptions & { readonly bigint: true; readonly inlineOnly: true }): Promise<Array<DfMount<bigint>> | undefined>;
 export async function dfMounts(options: DfMountsOptions & { readonly bigint: true }): Promise<Array<DfMount<bigint>>>;
 export async function dfMounts(options: DfMountsOptions & { readonly bigint?: false }): Promise<Array<DfMount<number>>>;
-export async function dfMounts(options: DfMountsOptions & { readonly bigint?: boolean }): Promise<Array<DfMount<number | bigint>>> {
+export async function dfMounts(options: DfMountsOptions & { readonly bigint?: boolean; readonly inlineOnly?: false }): Promise<Array<DfMount<number | bigint>>>;
+export async function dfMounts(options: DfMountsOptions & { readonly bigint?: boolean }): Promise<Array<DfMount<number | bigint>> | undefined> {
   const { timeout, signal, include, onProgress } = options;
   if (signal?.aborted) throw abortError(signal);
   const bigint = options.bigint === true;
@@ -328,10 +347,12 @@ export async function dfMounts(options: DfMountsOptions & { readonly bigint?: bo
   // the rest on the addon's threads, each within the timeout.
   const later: number[] = [];
   const here = impl.mountPoint;
+  const visibleAt = (entry: MountEntry): MountEntry | undefined =>
+    here && table.walksInMemory(entry.mountPoint) && (guard.size === 0 || !guard.blocking(entry.mountPoint)) ? table.visibleAt(entry.mountPoint) : undefined;
+  if (options.inlineOnly === true && candidates.some((entry) => visibleAt(entry) === undefined)) return undefined;
   for (let i = 0; i < candidates.length; i++) {
     const entry = candidates[i]!;
-    const visible =
-      here && table.walksInMemory(entry.mountPoint) && (guard.size === 0 || !guard.blocking(entry.mountPoint)) ? table.visibleAt(entry.mountPoint) : undefined;
+    const visible = visibleAt(entry);
     if (visible === undefined) {
       later.push(i);
       continue;
@@ -385,19 +406,58 @@ export async function dfMounts(options: DfMountsOptions & { readonly bigint?: bo
 }
 
 /**
+ * The usage of the file system holding `path` if it can be had on the
+ * calling thread with no risk of blocking (the native backend's inline
+ * probe: a cached path on a mount that keeps its counts in memory), else
+ * undefined, having asked nothing. Throws as diskUsage rejects. For diskprobe
+ * df, which probes elsewhere whatever this cannot answer.
+ */
+export function diskUsageInline(path: string): DiskUsage<bigint> | undefined {
+  const absolute = absolutePath(path);
+  const target = targetOf(path, absolute, true);
+  failFast(target, DEFAULT_TIMEOUT_MS);
+  return impl.inline?.(target, true) as DiskUsage<bigint> | undefined;
+}
+
+/**
+ * Every mount df lists (with `all`, every mount in the table), each with its
+ * usage or the error its probe gave, in the table's order. One pass: the
+ * mounts whose probe cannot block are answered on the calling thread, the
+ * others on the addon's threads, each within `timeout` (a mount that does
+ * not answer gets ETIMEDOUT, and the others their usage all the same).
+ */
+export async function mountsUsage(options: MountsUsageOptions & { bigint: true }): Promise<Array<MountUsage<bigint>>>;
+export async function mountsUsage(options?: (MountsUsageOptions & { bigint?: false }) | null): Promise<Array<MountUsage<number>>>;
+export async function mountsUsage(options?: MountsUsageOptions | null): Promise<Array<MountUsage<number> | MountUsage<bigint>>> {
+  options = validateOptions(options) ?? {};
+  validateSignal(options.signal);
+  validateFlag(options.all, 'all');
+  validateFlag(options.bigint, 'bigint');
+  const timeout = validateTimeout(options.timeout) ?? DEFAULT_TIMEOUT_MS;
+  const listed = await dfMounts({ all: options.all === true, bigint: options.bigint === true, timeout, ...(options.signal && { signal: options.signal }) });
+  return listed.map(({ mount, usage, error }) => ({ mount, usage: usage ?? null, error: usage === undefined ? (error as ProbeError) : null })) as Array<
+    MountUsage<number> | MountUsage<bigint>
+  >;
+}
+
+function validateFlag(value: unknown, name: string): void {
+  if (value !== undefined && typeof value !== 'boolean') {
+    throw codeError(
+      TypeError,
+      'ERR_INVALID_ARG_TYPE',
+      `The "options.${name}" property must be of type boolean. Received type ${typeof value} (${String(value)})`,
+    );
+  }
+}
+
+/**
  * The mounted file systems. By default the set `df` shows (dfMounts).
  * With `all`, every mount in the table, as `df -a` lists them.
  */
 export async function listMounts(options?: ListMountsOptions | null): Promise<Mount[]> {
   options = validateOptions(options) ?? {};
   validateSignal(options.signal);
-  if (options.all !== undefined && typeof options.all !== 'boolean') {
-    throw codeError(
-      TypeError,
-      'ERR_INVALID_ARG_TYPE',
-      `The "options.all" property must be of type boolean. Received type ${typeof options.all} (${String(options.all)})`,
-    );
-  }
+  validateFlag(options.all, 'all');
   const timeout = validateTimeout(options.timeout) ?? DEFAULT_TIMEOUT_MS;
   if (options.signal?.aborted) throw abortError(options.signal);
   if (options.all === true) return tables.fresh().entries.map(publicMount);

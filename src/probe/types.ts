@@ -1,3 +1,4 @@
+import type { ProbeError } from './errors.js';
 /** Which implementation answers probes in this process. */
 export type Backend = 'native' | 'statfs';
 
@@ -89,4 +90,25 @@ export interface ListMountsOptions {
   readonly timeout?: number;
   /** Aborts the listing. */
   readonly signal?: AbortSignal | CancelSignal;
+}
+
+export interface MountsUsageOptions {
+  /** Every mount, as `df -a` lists them: pseudo file systems, duplicates and empty ones too. Default false: the set `df` shows. */
+  readonly all?: boolean;
+  /** Report byte and inode counts as bigint, exact above 2^53. */
+  readonly bigint?: boolean;
+  /** Milliseconds each file system has to answer. Default 5000. */
+  readonly timeout?: number;
+  /** Aborts the listing: the promise rejects with an AbortError. */
+  readonly signal?: AbortSignal | CancelSignal;
+}
+
+/** One mount and what its probe found. */
+export interface MountUsage<N extends number | bigint = number> {
+  /** The mount, as listMounts reports it. */
+  readonly mount: Mount;
+  /** Its usage; null when the probe failed. */
+  readonly usage: DiskUsage<N> | null;
+  /** Why there is no usage, as an fs-style error (ETIMEDOUT for a mount that did not answer in time); null when there is. */
+  readonly error: ProbeError | null;
 }

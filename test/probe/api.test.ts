@@ -6,7 +6,7 @@ import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { announceSkip, isRoot, posixPathsSkipReason, projectRoot, tempDir } from '../helpers/system.js';
-import { backend, type DiskUsage, diskUsage, diskUsageSync, listMounts, stuckMounts } from '../lib.js';
+import { backend, type DiskUsage, diskUsage, diskUsageSync, listMounts, mountsUsage, stuckMounts } from '../lib.js';
 
 const expected = process.env.DISKPROBE_BACKEND as 'native' | 'statfs';
 
@@ -219,6 +219,21 @@ describe.skipIf(announceSkip(`the API contract (${expected})`, posixPathsSkipRea
     for (const until = Date.now() + 10_000; stuckMounts().length > 0 && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(stuckMounts()).toEqual([]);
     expect(diskUsageSync('/', { timeout: 5000.5 }).mountPoint).toBe('/');
+  });
+
+  it('gives every mount listMounts lists its usage, in the same order, in one call', async () => {
+    const [listed, withUsage] = await Promise.all([listMounts(), mountsUsage()]);
+    expect(withUsage.map(({ mount }) => mount)).toEqual(listed);
+    for (const { mount, usage, error } of withUsage) {
+      expect(usage === null ? error : usage.mountPoint, mount.mountPoint).toEqual(
+        usage === null ? expect.objectContaining({ code: expect.any(String) }) : mount.mountPoint,
+      );
+    }
+    const exact = await mountsUsage({ bigint: true });
+    expect(typeof exact.find(({ usage }) => usage !== null)?.usage?.total).toBe('bigint');
+    for (const bad of [{ all: 'yes' }, { bigint: 1 }, { timeout: 'soon' }] as never[])
+      await expect(mountsUsage(bad)).rejects.toMatchObject({ code: 'ERR_INVALID_ARG_TYPE' });
+    await expect(mountsUsage({ signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
   });
 
   it('checks listMounts options: all must be a boolean, and an aborted signal rejects with all as well', async () => {

@@ -1,14 +1,14 @@
 // A dead mount (the FUSE `hang` fixture: statfs never answers) must not
 // freeze the caller, starve libuv's pool, or cost a thread per probe.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, symlinkSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { announceSkip, type FuseMount, fuseSkipReason, mountExt4, mountFuse, projectRoot, rootSkipReason } from '../helpers/system.js';
-import { diskUsage, diskUsageSync, listMounts, onMountEvent, stuckMounts } from '../lib.js';
+import { diskUsage, diskUsageSync, listMounts, mountsUsage, onMountEvent, stuckMounts } from '../lib.js';
 
 const TIMEOUT = 400;
 const skip = announceSkip(`dead mount (${process.env.DISKPROBE_BACKEND})`, fuseSkipReason);
@@ -76,6 +76,18 @@ describe.skipIf(skip)(`a dead mount on the ${process.env.DISKPROBE_BACKEND} back
     const mounts = await listMounts({ timeout: TIMEOUT });
     expect(mounts.map((m) => m.mountPoint)).toContain(dead.dir);
     expect(mounts.map((m) => m.mountPoint)).toContain('/');
+  });
+
+  it('gives every other mount its usage beside the dead one, within the timeout', async () => {
+    const started = performance.now();
+    const all = await mountsUsage({ timeout: TIMEOUT, bigint: true });
+    expect(performance.now() - started).toBeLessThan(TIMEOUT + 2000);
+    const deadOne = all.find(({ mount }) => mount.mountPoint === dead.dir);
+    expect(deadOne).toMatchObject({ usage: null, error: { code: 'ETIMEDOUT', mountPoint: dead.dir } });
+    const root = all.find(({ mount }) => mount.mountPoint === '/');
+    expect(root?.error).toBeNull();
+    expect(root?.usage?.total).toBe(BigInt(statfsSync('/', { bigint: true }).blocks) * BigInt(statfsSync('/', { bigint: true }).bsize));
+    for (const { mount, usage, error } of all) if (mount.mountPoint !== dead.dir) expect(usage !== null || error !== null, mount.mountPoint).toBe(true);
   });
 
   it('lets a process exit while its probe of a dead mount is stuck', async () => {
