@@ -83,7 +83,11 @@ function numberCells(usage: DiskUsage<bigint>, inodes: boolean): { cells: string
 // df turns control characters into '?' (replace_control_chars in df.c), so a
 // mount point with a newline in its name cannot break the table into lines.
 function printable(text: string): string {
-  return text.replace(/\p{Cc}/gu, '?');
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return text.replace(/\p{Cc}/gu, '?');
+  }
+  return text;
 }
 
 function toRow(row: DfRow, options: DfTableOptions): Row {

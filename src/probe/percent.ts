@@ -20,8 +20,12 @@ export function usedPercent(part: number, rest: number): number {
   return within(quotient, exactCeil);
 }
 
-/** As usedPercent, for counts above 2^53. */
+/** Below it, 100 × part and part + rest are exact in doubles. */
+const SMALL = BigInt(Math.floor(SAFE / 100));
+
+/** As usedPercent, for bigint counts: in doubles while that is exact (far cheaper), in bigints above. */
 export function usedPercentBig(part: bigint, rest: bigint): number {
+  if (part <= SMALL && rest <= SMALL) return usedPercent(Number(part), Number(rest));
   const whole = part + rest;
   if (whole === 0n) return 0;
   const scaled = part * 100n;
