@@ -2,6 +2,7 @@
 // one section between `<!-- bench:NAME:start -->` and `<!-- bench:NAME:end -->`
 // and rewrites only that, so hand-written text and other scripts' sections
 // around it survive every run.
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -34,4 +35,17 @@ export function writeDocSection(file, name, intro, body) {
   }
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, updated);
+}
+
+/**
+ * " at commit abc1234" for the checkout at `root`, plus a note when the code
+ * measured (src/, native/, binding.gyp, scripts/bundle-cli.mjs) differs from
+ * it; "" outside a git checkout.
+ */
+export function sourceRevision(root) {
+  const git = (...args) => spawnSync('git', args, { cwd: root, encoding: 'utf8' });
+  const head = git('rev-parse', '--short', 'HEAD');
+  if (head.status !== 0) return '';
+  const changed = git('status', '--porcelain', '--', 'src', 'native', 'binding.gyp', 'scripts/bundle-cli.mjs').stdout.trim() !== '';
+  return ` at commit ${head.stdout.trim()}${changed ? ' with uncommitted changes in src/ or native/' : ''}`;
 }

@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { buildCFixture, compilerSkipReason } from '../test/fixtures/cFixture.mjs';
-import { writeDocSection } from './docSection.mjs';
+import { sourceRevision, writeDocSection } from './docSection.mjs';
 import { median } from './measure.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -108,7 +108,7 @@ if (two && four) {
 
 const cpus = os.cpus();
 const report = [
-  `Run of ${new Date().toISOString().slice(0, 10)} at commit ${spawnSync('git', ['-C', ROOT, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim() || '?'}; Node ${process.version}, ${os.type()} ${os.release()}, ${cpus[0]?.model ?? '?'} × ${cpus.length}; load average at the start ${os
+  `Run of ${new Date().toISOString().slice(0, 10)}${sourceRevision(ROOT)}; Node ${process.version}, ${os.type()} ${os.release()}, ${cpus[0]?.model ?? '?'} × ${cpus.length}; load average at the start ${os
     .loadavg()
     .map((load) => load.toFixed(2))
     .join(' ')}.`,

@@ -14,7 +14,7 @@ import { median, shuffled } from './measure.mjs';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const [floorBinary, roundsArg] = process.argv.slice(2);
 const rounds = Number(roundsArg);
-const cli = join(root, 'dist/cli/main.js');
+const cli = join(root, 'dist/bin/diskprobe.js');
 const execFileAsync = promisify(execFile);
 
 const { listMounts, mountsUsage } = await import(join(root, 'dist/index.js'));

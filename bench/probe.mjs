@@ -6,7 +6,6 @@
 //
 // A script, not a test: it states targets and reports PASS or MISS, and
 // never fails the process for a miss.
-import { spawnSync } from 'node:child_process';
 import { statfsSync } from 'node:fs';
 import { statfs } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -252,22 +251,13 @@ function machineSummary() {
       : 'none';
   const { version } = createRequire(import.meta.url)('../package.json');
   return [
-    `Run of ${new Date().toISOString().slice(0, 10)}, diskprobe ${version}${sourceRevision()}, addon \`${addon}\`.`,
+    `Run of ${new Date().toISOString().slice(0, 10)}, diskprobe ${version}${sourceRevision(ROOT)}, addon \`${addon}\`.`,
     '',
     `- Node ${process.version}, ${os.type()} ${os.release()} ${os.arch()}${glibc ? `, glibc ${glibc}` : ''}`,
     `- CPU: ${cpus[0]?.model ?? 'unknown'}, ${cpus.length} logical cores`,
     `- Path probed: \`${path}\` (${probed.fsType ?? 'unknown fs'} mounted at \`${probed.mountPoint ?? '?'}\`); below a mount point: \`${displayBelow}\` (${probedBelow.fsType ?? 'unknown fs'} mounted at \`${probedBelow.mountPoint ?? '?'}\`)`,
     `- C compiler: ${floor.skipped ? `none (${floor.skipped})` : floor.compiler}`,
   ].join('\n');
-}
-
-/** " at commit abc1234" (plus a note when src/ or native/ differ from it), or "" outside a git checkout. */
-function sourceRevision() {
-  const git = (...args) => spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' });
-  const head = git('rev-parse', '--short', 'HEAD');
-  if (head.status !== 0) return '';
-  const changed = git('status', '--porcelain', '--', 'src', 'native', 'binding.gyp').stdout.trim() !== '';
-  return ` at commit ${head.stdout.trim()}${changed ? ' with uncommitted changes in src/ or native/' : ''}`;
 }
 
 function methodText() {

@@ -52,15 +52,15 @@ const requests = positive('requests');
 const latencyCalls = positive('latency-calls');
 const latencyPerRound = Math.ceil(latencyCalls / rounds);
 
-if (!existsSync(join(ROOT, 'dist/cli/main.js'))) throw new Error('dist/cli/main.js is missing: run `npm run compile` first');
+if (!existsSync(join(ROOT, 'dist/bin/diskprobe.js'))) throw new Error('dist/bin/diskprobe.js is missing: run `npm run compile` first');
 
 // The native backend is what is under test (as in bench:probe): a missing
 // addon is an error here, not a silent fall back to fs.statfs. `era` is how
 // the bench's client speaks to the server (bench/servers/stdioClient.mjs).
 const NATIVE = { DISKPROBE_BACKEND: 'native' };
 const SERVERS = [
-  { key: 'diskprobe', label: 'diskprobe (`node dist/cli/main.js`)', argv: ['dist/cli/main.js'], env: NATIVE, era: 'legacy' },
-  { key: 'diskprobeModern', label: 'diskprobe, modern client (2026-07-28 `_meta`)', argv: ['dist/cli/main.js'], env: NATIVE, era: 'modern' },
+  { key: 'diskprobe', label: 'diskprobe (`node dist/bin/diskprobe.js`)', argv: ['dist/bin/diskprobe.js'], env: NATIVE, era: 'legacy' },
+  { key: 'diskprobeModern', label: 'diskprobe, modern client (2026-07-28 `_meta`)', argv: ['dist/bin/diskprobe.js'], env: NATIVE, era: 'modern' },
   { key: 'sdk', label: 'SDK v1 reference (`bench/servers/sdkServer.mjs`)', argv: ['bench/servers/sdkServer.mjs'], era: 'legacy' },
   { key: 'sdkV2', label: 'SDK v2 dual-era, modern client (`bench/servers/sdkV2Server.mjs`)', argv: ['bench/servers/sdkV2Server.mjs'], era: 'modern' },
   { key: 'floor', label: 'floor (`bench/servers/floorServer.mjs`)', argv: ['bench/servers/floorServer.mjs'], era: 'legacy' },

@@ -12,13 +12,13 @@
 // makes it sample its loop with perf_hooks.monitorEventLoopDelay (a 10 ms
 // timer) and write the figures to stderr as it exits (src/cli/serve.ts).
 
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
+import { sourceRevision } from '../bench/docSection.mjs';
 import { StdioClient } from '../bench/servers/stdioClient.mjs';
 import { EXPECT, requestMix } from './load/requestMix.mjs';
 
@@ -59,7 +59,7 @@ Reproduce with \`npm run test:load\` (compiles, then runs \`node scripts/test-lo
 it exits 1 if a limit is exceeded or a request is not answered exactly once, with its own id and the
 right kind of answer. It rewrites only the text between the test:load markers; a run takes 10-20 s.
 
-**Method.** One server process, \`node dist/cli/main.js\` with \`DISKPROBE_DEBUG_EVENT_LOOP=1\`, and one
+**Method.** One server process, \`node dist/bin/diskprobe.js\` with \`DISKPROBE_DEBUG_EVENT_LOOP=1\`, and one
 client process (\`scripts/test-load.mjs\`, at nice 19 so that on two cores it yields the CPU to the
 server rather than show up as stalls of the server's loop). After \`initialize\` and
 \`notifications/initialized\`, a warm-up and then the run send the same mix
@@ -131,7 +131,7 @@ const maxWarmup = Math.max(minWarmup, wholeNumber('max-warmup'));
 const window = wholeNumber('window', 0) || Infinity;
 const windowText = window === Infinity ? 'truly pipelined' : `${window} in flight`;
 
-if (!existsSync(join(ROOT, 'dist/cli/main.js'))) throw new Error('dist/cli/main.js is missing: run `npm run compile` first');
+if (!existsSync(join(ROOT, 'dist/bin/diskprobe.js'))) throw new Error('dist/bin/diskprobe.js is missing: run `npm run compile` first');
 
 /** Reads every response as it comes: which request it answers, and whether it answers it rightly. */
 class LoadClient extends StdioClient {
@@ -167,7 +167,7 @@ const loadAtStart = os.loadavg();
 let nextIndex = 0; // position in the mix, carried from the warm-up into the run
 let nextId = 1; // 0 was initialize's
 
-const client = new LoadClient([...flags['node-option'], 'dist/cli/main.js'], { cwd: ROOT, env: { DISKPROBE_DEBUG_EVENT_LOOP: '1' } });
+const client = new LoadClient([...flags['node-option'], 'dist/bin/diskprobe.js'], { cwd: ROOT, env: { DISKPROBE_DEBUG_EVENT_LOOP: '1' } });
 // The load generator yields the CPU to the server under test: on two cores a
 // busy client would otherwise take turns with the server's threads and show
 // up as stalls of the server's event loop. Only this thread (Linux sets nice
@@ -492,9 +492,7 @@ function mb(bytes) {
 
 function report(f, failures) {
   const pass = (ok) => (ok ? '**PASS**' : '**FAIL**');
-  const head = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' });
-  const dirty = head.status === 0 && spawnSync('git', ['status', '--porcelain', '--', 'src', 'native'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() !== '';
-  const commit = head.status === 0 ? ` at commit ${head.stdout.trim()}${dirty ? ' with uncommitted changes in src/ or native/' : ''}` : '';
+  const commit = sourceRevision(ROOT);
   const cpus = os.cpus();
   const loop = f.loop ?? {};
   const lines = [

@@ -215,7 +215,7 @@ function testWin32X64() {
       .map((message) => JSON.stringify(message))
       .join('\n')}\n`,
   );
-  const served = wine(prefix, [node, 'C:\\diskprobe\\dist\\cli\\main.js'], requests);
+  const served = wine(prefix, [node, 'C:\\diskprobe\\dist\\bin\\diskprobe.js'], requests);
   const answers = served.stdout
     .trim()
     .split('\n')

@@ -64,20 +64,29 @@ function usageBar(usedPercent: number, hasSpace: boolean): string {
   return `[${'█'.repeat(filled)}${'░'.repeat(BAR_CELLS - filled)}]`;
 }
 
-/** Four cells (size, used, available, percent) and the bar's inputs, for bytes or inodes. */
-function numberCells(usage: DiskUsage<bigint>, inodes: boolean): { cells: string[]; percent: number; hasSpace: boolean } {
-  if (!inodes) {
-    const hasSpace = usage.used + usage.available !== 0n;
-    const cells = [humanSize(usage.total), humanSize(usage.used), humanSize(usage.available), percentCell(usage.usedPercent, hasSpace)];
-    return { cells, percent: usage.usedPercent, hasSpace };
+/**
+ * Appends the four number cells (size, used, available, percent) for bytes
+ * or inodes, and the bar when asked for.
+ */
+function pushNumberCells(cells: string[], usage: DiskUsage<bigint>, options: DfTableOptions): void {
+  let percent = usage.usedPercent;
+  let hasSpace: boolean;
+  if (!options.inodes) {
+    hasSpace = usage.used + usage.available !== 0n;
+    cells.push(humanSize(usage.total), humanSize(usage.used), humanSize(usage.available), percentCell(percent, hasSpace));
+  } else if (usage.inodes === null) {
+    // No inodes (btrfs, vfat, ramfs, ... report none): df shows 0 0 0 -.
+    percent = 0;
+    hasSpace = false;
+    cells.push('0', '0', '0', '-');
+  } else {
+    const counts = usage.inodes;
+    // IFree is f_ffree, as df prints it (get_field_values in df.c), not f_favail.
+    percent = counts.usedPercent;
+    hasSpace = counts.used + counts.free !== 0n;
+    cells.push(humanSize(counts.total), humanSize(counts.used), humanSize(counts.free), percentCell(percent, hasSpace));
   }
-  const counts = usage.inodes;
-  // No inodes (btrfs, vfat, ramfs, ... report none): df shows 0 0 0 -.
-  if (counts === null) return { cells: ['0', '0', '0', '-'], percent: 0, hasSpace: false };
-  // IFree is f_ffree, as df prints it (get_field_values in df.c), not f_favail.
-  const hasSpace = counts.used + counts.free !== 0n;
-  const cells = [humanSize(counts.total), humanSize(counts.used), humanSize(counts.free), percentCell(counts.usedPercent, hasSpace)];
-  return { cells, percent: counts.usedPercent, hasSpace };
+  if (options.usageBar) cells.push(usageBar(percent, hasSpace));
 }
 
 // df turns control characters into '?' (replace_control_chars in df.c), so a
@@ -91,13 +100,16 @@ function printable(text: string): string {
 }
 
 function toRow(row: DfRow, options: DfTableOptions): Row {
-  const left = [printable(row.filesystem), printable(row.type)];
+  const filesystem = printable(row.filesystem);
+  const type = printable(row.type);
   const mountedOn = printable(row.mountedOn);
   if (row.kind === 'notResponding') {
-    return [...left, { text: NOT_RESPONDING, span: BYTE_COLUMNS.length + (options.usageBar ? 1 : 0) }, mountedOn];
+    return [filesystem, type, { text: NOT_RESPONDING, span: BYTE_COLUMNS.length + (options.usageBar ? 1 : 0) }, mountedOn];
   }
-  const { cells, percent, hasSpace } = numberCells(row.usage, options.inodes);
-  return [...left, ...cells, ...(options.usageBar ? [usageBar(percent, hasSpace)] : []), mountedOn];
+  const cells = [filesystem, type];
+  pushNumberCells(cells, row.usage, options);
+  cells.push(mountedOn);
+  return cells;
 }
 
 /** The table df prints, header included. */

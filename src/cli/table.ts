@@ -41,68 +41,84 @@ function displayWidth(text: string): number {
   return width;
 }
 
-interface Placed {
-  readonly text: string;
-  /** Its display width, measured once. */
-  readonly width: number;
-  readonly column: number;
-  readonly span: number;
-}
+const cellText = (cell: Cell): string => (typeof cell === 'string' ? cell : cell.text);
+const cellSpan = (cell: Cell): number => (typeof cell === 'string' ? 1 : Math.max(1, cell.span));
 
-/** The cells of a row with the column each starts in. */
-function place(row: Row): Placed[] {
-  const placed: Placed[] = [];
-  let column = 0;
-  for (const cell of row) {
-    const span = typeof cell === 'string' ? 1 : Math.max(1, cell.span);
-    const text = typeof cell === 'string' ? cell : cell.text;
-    placed.push({ text, width: displayWidth(text), column, span });
-    column += span;
-  }
-  return placed;
-}
-
-function columnWidths(columns: readonly Column[], rows: readonly Placed[][]): number[] {
+/**
+ * Each column's width: its widest one-column cell, at least its minimum; a
+ * spanning cell wider than the columns it covers widens the last of them.
+ */
+function columnWidths(columns: readonly Column[], rows: readonly Row[]): number[] {
   const widths = columns.map((column) => Math.max(column.minWidth, displayWidth(column.header)));
+  const spanning: Row[] = [];
   for (const row of rows) {
+    let column = 0;
+    let spans = false;
     for (const cell of row) {
-      if (cell.span === 1 && cell.column < widths.length) widths[cell.column] = Math.max(widths[cell.column]!, cell.width);
+      if (typeof cell !== 'string') {
+        spans = true;
+        column += cellSpan(cell);
+        continue;
+      }
+      if (column < widths.length) {
+        const width = displayWidth(cell);
+        if (width > widths[column]!) widths[column] = width;
+      }
+      column++;
     }
+    if (spans) spanning.push(row);
   }
-  // A spanning cell wider than the columns it covers widens the last of them.
-  for (const row of rows) {
+  for (const row of spanning) {
+    let column = 0;
     for (const cell of row) {
-      if (cell.span === 1) continue;
-      const last = Math.min(cell.column + cell.span, widths.length) - 1;
-      let room = cell.span - 1;
-      for (let index = cell.column; index <= last; index++) room += widths[index]!;
-      if (last >= 0) widths[last]! += Math.max(0, cell.width - room);
+      const span = cellSpan(cell);
+      if (span > 1) {
+        const last = Math.min(column + span, widths.length) - 1;
+        let room = span - 1;
+        for (let index = column; index <= last; index++) room += widths[index]!;
+        if (last >= 0) widths[last]! += Math.max(0, displayWidth(cellText(cell)) - room);
+      }
+      column += span;
     }
   }
   return widths;
 }
 
+function renderRow(columns: readonly Column[], widths: readonly number[], row: Row): string {
+  let line = '';
+  let column = 0;
+  for (let index = 0; index < row.length; index++) {
+    const cell = row[index]!;
+    const text = cellText(cell);
+    const span = cellSpan(cell);
+    let width = span - 1;
+    for (let covered = column; covered < column + span; covered++) width += widths[covered] ?? 0;
+    const textWidth = displayWidth(text);
+    const fill = width > textWidth ? ' '.repeat(width - textWidth) : '';
+    if (index > 0) line += ' ';
+    if (span === 1 && columns[column]?.align === 'right') line += fill + text;
+    else line += index === row.length - 1 ? text : text + fill;
+    column += span;
+  }
+  return line;
+}
+
 /**
  * The table as text, a header line and one line per row, each ending in a
- * newline. Built in one pass with each width measured once: a df of
- * thousands of mounts lays out tens of thousands of cells.
+ * newline. Two passes over the cells and nothing built per cell but its
+ * text: a df of thousands of mounts lays out tens of thousands of cells,
+ * mostly before V8 has compiled this code.
  */
 export function renderTable(columns: readonly Column[], rows: readonly Row[]): string {
-  const header = place(columns.map((column) => column.header));
-  const placedRows = [header, ...rows.map(place)];
-  const widths = columnWidths(columns, placedRows);
-  let text = '';
-  for (const row of placedRows) {
-    for (let index = 0; index < row.length; index++) {
-      const cell = row[index]!;
-      let width = cell.span - 1;
-      for (let column = cell.column; column < cell.column + cell.span; column++) width += widths[column] ?? 0;
-      const fill = width > cell.width ? ' '.repeat(width - cell.width) : '';
-      if (index > 0) text += ' ';
-      if (cell.span === 1 && columns[cell.column]?.align === 'right') text += fill + cell.text;
-      else text += index === row.length - 1 ? cell.text : cell.text + fill;
-    }
-    text += '\n';
-  }
-  return text;
+  const widths = columnWidths(columns, rows);
+  const lines = [
+    renderRow(
+      columns,
+      widths,
+      columns.map((column) => column.header),
+    ),
+  ];
+  for (const row of rows) lines.push(renderRow(columns, widths, row));
+  lines.push('');
+  return lines.join('\n');
 }

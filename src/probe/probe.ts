@@ -2,7 +2,6 @@
 // dead-mount guard before any backend is asked.
 import { setMaxListeners } from 'node:events';
 import { realpathSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, parse, resolve, toNamespacedPath } from 'node:path';
 
 import { type AnyUsage, namedPath, type ProbeBackend, type ProbeContext, type ProbeTarget } from './backend.js';
@@ -19,6 +18,7 @@ import {
   validateSignal,
   validateTimeout,
 } from './errors.js';
+import { loadFallback } from './fallbackLoader.js';
 import { DEFAULT_TIMEOUT_MS } from './limits.js';
 import { readMountTable } from './mountSources.js';
 import { type MountEntry, type MountTable, MountTableCache } from './mountTable.js';
@@ -83,12 +83,8 @@ const context: ProbeContext = {
   },
 };
 
-// The fallback is loaded only when it is needed (a millisecond or two of
-// every start-up otherwise), and synchronously (require of an ES module):
-// a top-level await would keep CommonJS callers from require()-ing diskprobe.
-const impl: ProbeBackend = binding
-  ? createNativeBackend(binding, context)
-  : (createRequire(import.meta.url)('./statfsBackend.js') as typeof import('./statfsBackend.js')).createStatfsBackend(context);
+// The fallback is loaded only when it is needed (see fallbackLoader.ts).
+const impl: ProbeBackend = binding ? createNativeBackend(binding, context) : loadFallback().createStatfsBackend(context);
 
 /** Which backend answers in this process: the native addon, or the fs.statfs fallback. */
 export const backend: Backend = impl.name;

@@ -9,7 +9,8 @@ import type { ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
-export const helperPath = fileURLToPath(new URL('./statfsHelper.js', import.meta.url));
+// By way of dist/probe/, so that the path is right from the bundled command (dist/bin/diskprobe.js) too.
+export const helperPath = fileURLToPath(new URL('../probe/statfsHelper.js', import.meta.url));
 
 /**
  * node:child_process, loaded at the first helper: the native backend never

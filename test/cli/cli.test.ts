@@ -49,7 +49,7 @@ describe('diskprobe', () => {
         ['df', '/'],
         ['df', '--json'],
       ]) {
-        const result = spawnSync(process.execPath, [join(copy, 'dist/cli/main.js'), ...args], {
+        const result = spawnSync(process.execPath, [join(copy, 'dist/bin/diskprobe.js'), ...args], {
           encoding: 'utf8',
           env: { ...process.env, DISKPROBE_BACKEND: 'native' },
         });
@@ -60,7 +60,7 @@ describe('diskprobe', () => {
         expect(result.stderr).not.toMatch(/\n\s+at |Node\.js v|worker ended unexpectedly/);
       }
       // Without the variable, the fallback answers.
-      const fallback = spawnSync(process.execPath, [join(copy, 'dist/cli/main.js'), 'df', '--json', '/'], {
+      const fallback = spawnSync(process.execPath, [join(copy, 'dist/bin/diskprobe.js'), 'df', '--json', '/'], {
         encoding: 'utf8',
         env: { ...process.env, DISKPROBE_BACKEND: '' },
       });
@@ -93,6 +93,54 @@ describe('diskprobe', () => {
     for (const args of [[], ['serve']]) {
       // runCli gives the server no input: EOF at once, nothing to answer.
       expect(runCli(args)).toEqual({ status: 0, stdout: '', stderr: '' });
+    }
+  });
+
+  it('is self-contained: the bundled bin and its df worker run with none of the rest of dist/ beside them', () => {
+    // The bin must never load a second copy of the probe from dist/ (two
+    // dead-mount guards, two addon callbacks): so give it nothing to load.
+    // Only the fallback's helper, a separate process, is spawned from dist/probe/.
+    const copy = tempDir('diskprobe-bin-');
+    try {
+      cpSync(join(projectRoot, 'dist/bin'), join(copy, 'dist/bin'), { recursive: true });
+      cpSync(join(projectRoot, 'dist/probe/statfsHelper.js'), join(copy, 'dist/probe/statfsHelper.js'));
+      cpSync(join(projectRoot, 'package.json'), join(copy, 'package.json'));
+      for (const dir of ['build', 'prebuilds']) {
+        if (existsSync(join(projectRoot, dir))) cpSync(join(projectRoot, dir), join(copy, dir), { recursive: true });
+      }
+      symlinkSync(join(projectRoot, 'node_modules'), join(copy, 'node_modules'));
+      const bin = join(copy, 'dist/bin/diskprobe.js');
+      for (const backend of ['native', 'statfs']) {
+        const env = { ...process.env, DISKPROBE_BACKEND: backend };
+        const table = spawnSync(process.execPath, [bin, 'df'], { encoding: 'utf8', env });
+        expect(table.stderr).toBe('');
+        expect(table.stdout).toMatch(/^Filesystem +Type +Size +Used +Avail +Use% +Mounted on\n/);
+        const json = spawnSync(process.execPath, [bin, 'df', '--json', '/'], { encoding: 'utf8', env });
+        expect(json.stderr).toBe('');
+        expect((JSON.parse(json.stdout) as Array<{ backend: string }>)[0]!.backend).toBe(backend);
+      }
+      // The worker `diskprobe df` starts when a mount may block, driven as dfIsolated.ts drives it.
+      const worker = spawnSync(
+        process.execPath,
+        [
+          '-e',
+          `const child = require('node:child_process').fork(${JSON.stringify(join(copy, 'dist/bin/dfWorker.js'))}, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+           child.on('message', (message) => { if ('status' in message) process.exitCode = message.status; else process[message.stream].write(message.text); });
+           child.send({ options: { json: true, inodes: false, timeout: 5000, paths: ['/'] }, isTTY: false });`,
+        ],
+        { encoding: 'utf8' },
+      );
+      expect(worker.stderr).toBe('');
+      expect(worker.status).toBe(0);
+      expect((JSON.parse(worker.stdout) as Array<{ mountPoint: string }>)[0]!.mountPoint).toBe('/');
+      const served = spawnSync(process.execPath, [bin, 'serve'], {
+        encoding: 'utf8',
+        input: `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`,
+      });
+      expect(served.status).toBe(0);
+      expect((JSON.parse(served.stdout) as { result: { protocolVersion: string } }).result.protocolVersion).toBe('2025-11-25');
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
     }
   });
 });

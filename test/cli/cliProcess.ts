@@ -1,10 +1,10 @@
-// Runs the built CLI (dist/cli/main.js) and GNU df as child processes, and
+// Runs the built CLI (dist/bin/diskprobe.js) and GNU df as child processes, and
 // reads their tables, for the end-to-end tests.
 import { spawn, spawnSync } from 'node:child_process';
 
 import { projectRoot } from '../helpers/system.js';
 
-export const cliPath = `${projectRoot}dist/cli/main.js`;
+export const cliPath = `${projectRoot}dist/bin/diskprobe.js`;
 
 export interface Finished {
   /** Exit status; null if the process had not exited by the deadline. */

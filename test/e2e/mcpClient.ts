@@ -1,4 +1,4 @@
-// A test client for the built MCP server (dist/cli/main.js): it spawns the
+// A test client for the built MCP server (dist/bin/diskprobe.js): it spawns the
 // server, writes bytes or messages to its stdin, and waits for what comes
 // back, never for long. Tests get servers from the `startServer` fixture,
 // whose teardown ends each server and fails the test if any line it wrote
@@ -14,7 +14,7 @@ import { isResponse, type Received, type RequestId, type Result, type RpcRespons
 
 export { isRecord, isResponse, type Received, type RequestId, type Result, type RpcResponse, withId } from './transcript.js';
 
-export const serverPath = `${projectRoot}dist/cli/main.js`;
+export const serverPath = `${projectRoot}dist/bin/diskprobe.js`;
 
 /** What serverInfo.version must say. */
 export const PACKAGE_VERSION = (JSON.parse(readFileSync(`${projectRoot}package.json`, 'utf8')) as { version: string }).version;
@@ -40,7 +40,7 @@ const EXIT_MS = 5000;
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface ServerOptions {
-  /** Command-line arguments after dist/cli/main.js, e.g. ['--max-message-bytes', '1000']. */
+  /** Command-line arguments after dist/bin/diskprobe.js, e.g. ['--max-message-bytes', '1000']. */
   readonly args?: readonly string[];
   /** Added to the environment, e.g. { DISKPROBE_BACKEND: 'statfs' }. */
   readonly env?: NodeJS.ProcessEnv;

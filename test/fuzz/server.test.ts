@@ -1,5 +1,5 @@
 // The whole server process, fuzzed: under each legacy protocol version, a
-// real `node dist/cli/main.js` gets the handshake, then at least 20,000
+// real `node dist/bin/diskprobe.js` gets the handshake, then at least 20,000
 // mutated frames of both eras (and one line of more than 12 MB) written in
 // chunks cut at random points, then a ping and a 2026-07-28 server/discover;
 // and the same with no handshake, as a 2026-07-28 client would, its frames

@@ -14,7 +14,7 @@ describe.skipIf(announceSkip('the official SDK client on /', posixPathsSkipReaso
   let transport: StdioClientTransport;
 
   beforeAll(async () => {
-    transport = new StdioClientTransport({ command: process.execPath, args: [join(projectRoot, 'dist/cli/main.js')], stderr: 'pipe' });
+    transport = new StdioClientTransport({ command: process.execPath, args: [join(projectRoot, 'dist/bin/diskprobe.js')], stderr: 'pipe' });
     client = new Client({ name: 'interop-test', version: '1.0.0' });
     await client.connect(transport);
   });
@@ -89,7 +89,7 @@ describe.skipIf(announceSkip('the official SDK client on /', posixPathsSkipReaso
     await fallback.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [join(projectRoot, 'dist/cli/main.js')],
+        args: [join(projectRoot, 'dist/bin/diskprobe.js')],
         env: { ...(process.env as Record<string, string>), DISKPROBE_BACKEND: 'statfs' },
       }),
     );

@@ -88,9 +88,9 @@ export interface Connection {
   readonly wire: Wire;
 }
 
-/** Spawns `node dist/cli/main.js` and connects the SDK client to it, negotiating as `mode` says. */
+/** Spawns `node dist/bin/diskprobe.js` and connects the SDK client to it, negotiating as `mode` says. */
 export async function connect(mode: VersionNegotiationMode): Promise<Connection> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [join(projectRoot, 'dist/cli/main.js')], stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [join(projectRoot, 'dist/bin/diskprobe.js')], stderr: 'pipe' });
   // Read, so that the server never blocks on a full stderr pipe; its event lines are not what these tests check.
   transport.stderr?.on('data', () => {});
   const wire = new Wire(transport);

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { startFuseFixture } from '../fixtures/fusefix.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const cli = join(root, 'dist/cli/main.js');
+const cli = join(root, 'dist/bin/diskprobe.js');
 const [dir, fusefix, flag] = process.argv.slice(2);
 const withDead = flag === '--dead';
 const TIMEOUT = 800;
