@@ -312,7 +312,9 @@ async function measureLoad() {
 /** diskprobe under pipelined load from `server`'s client with --cpu-prof; the summary of the loaded window. */
 async function profileDiskprobe(server) {
   profileDir = mkdtempSync(join(os.tmpdir(), 'diskprobe-bench-'));
-  const client = new StdioClient(['--cpu-prof', `--cpu-prof-dir=${profileDir}`, ...server.argv], clientOptions(server));
+  // The unbundled entry: the same code, with source maps from each module to src/, so layers and functions can be named.
+  const argv = server.argv.map((arg) => (arg === 'dist/bin/diskprobe.js' ? 'dist/cli/main.js' : arg));
+  const client = new StdioClient(['--cpu-prof', `--cpu-prof-dir=${profileDir}`, ...argv], clientOptions(server));
   clients.set('profile', client);
   await client.open();
   await client.pipelined(WARMUP_REQUESTS, IN_FLIGHT);

@@ -61,7 +61,8 @@ export function profileTables(profile, { inFlight }) {
   const lines = [
     `**Where diskprobe's main thread spends its time** under load: \`node --cpu-prof\`, ${profile[eras[0]].requests} requests with ${inFlight} in`,
     'flight, once from a legacy client and once from a modern one (a process each), self time of the samples taken during those',
-    'requests. The profiler slows the server; read the shares, not the absolute figures. Native calls count in their JS caller:',
+    'requests, served by the unbundled `dist/cli/main.js` (the same code as the bin, module by module, so that each function maps',
+    'to its source). The profiler slows the server; read the shares, not the absolute figures. Native calls count in their JS caller:',
     "`JSON.parse` in the dispatcher, `JSON.stringify` in the framing, the addon's calls in the probe. The addon's own thread is not sampled.",
     '',
     ...header('Layer'),
