@@ -88,7 +88,7 @@ const requestLines = (from: number, to: number, method = 'hold'): string => {
  * are answered only by release(id) (a cancelled one ends, unanswered, when its
  * signal aborts), 'echo' requests at once, and notifications counted.
  */
-function harness(options: { maxPendingRequests?: number; maxUnreadBytes?: number; output?: Writable; wireSettled?: boolean } = {}) {
+function harness(options: { maxPendingRequests?: number; maxUnreadBytes?: number; output?: Writable; wireSettled?: boolean; turnBudgetMs?: number } = {}) {
   const input = new PassThrough();
   const received: string[] = [];
   const output =
@@ -105,6 +105,8 @@ function harness(options: { maxPendingRequests?: number; maxUnreadBytes?: number
     maxMessageBytes: 1 << 20,
     ...(options.maxPendingRequests === undefined ? {} : { maxPendingRequests: options.maxPendingRequests }),
     ...(options.maxUnreadBytes === undefined ? {} : { maxUnreadBytes: options.maxUnreadBytes }),
+    // Counted in messages, not milliseconds: a loaded machine must not end a turn early here.
+    turnBudgetMs: options.turnBudgetMs ?? Infinity,
   });
   const dispatched: number[] = [];
   let notifications = 0;
@@ -114,6 +116,11 @@ function harness(options: { maxPendingRequests?: number; maxUnreadBytes?: number
       request: (method, params, { signal }) => {
         const id = (params as { id: number }).id;
         dispatched.push(id);
+        if (method === 'slow') {
+          // Work that takes 2 ms of the thread, as a cold first request can.
+          const until = performance.now() + 2;
+          while (performance.now() < until);
+        }
         if (method !== 'hold') return params;
         return new Promise((resolve, reject) => {
           held.set(id, () => resolve({ id }));
@@ -308,6 +315,37 @@ describe('StdioTransport flow control', () => {
       .filter((line) => line !== '')
       .map((line) => (JSON.parse(line) as { id: number }).id);
     expect(ids).toEqual([1, 2, 3, 4]);
+  });
+
+  it('ends a turn once its dispatching has taken the time budget, however few messages that was, and answers each once', async () => {
+    const h = harness({ maxPendingRequests: 100_000, turnBudgetMs: 10 });
+    h.input.write(requestLines(0, 100, 'slow'));
+    await microtasks();
+    // 2 ms each: the sixth at the latest passes 10 ms, and the turn ends after it.
+    expect(h.dispatched.length).toBeGreaterThanOrEqual(1);
+    expect(h.dispatched.length).toBeLessThanOrEqual(6);
+    expect(h.input.isPaused()).toBe(true);
+    for (let i = 0; i < 200 && h.dispatched.length < 100; i++) await turn();
+    expect(h.dispatched).toEqual(range(0, 100));
+    h.input.end();
+    await h.done;
+    await h.dispatcher.idle();
+    await h.transport.flush();
+    expect(h.answeredIds()).toEqual(range(0, 100));
+  });
+
+  it('ends a turn before a request, never between a request and the notifications right behind it (a cancel stays with its call)', async () => {
+    const h = harness({ maxPendingRequests: 100_000, turnBudgetMs: 1 });
+    const notification = `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 0 } })}\n`;
+    h.input.write(requestLine(0, 'slow') + notification + notification + requestLine(1, 'slow') + notification);
+    await microtasks();
+    expect(h.dispatched).toEqual([0]);
+    expect(h.notifications()).toBe(2);
+    await turn();
+    expect(h.dispatched).toEqual([0, 1]);
+    expect(h.notifications()).toBe(3);
+    h.input.end();
+    await h.done;
   });
 
   it('dispatches at most 256 messages per turn of the event loop, and answers each of 1000 once', async () => {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { validateArguments } from '../../dist/mcp/inputValidation.js';
-import { listMountsTool, presentMounts, TEXT_BUDGET } from '../../dist/mcp/tools/listMountsTool.js';
+import { grouped, listMountsTool, presentMounts, TEXT_BUDGET } from '../../dist/mcp/tools/listMountsTool.js';
 import { type ListedMount, listedMount } from '../../dist/mcp/tools/mountListing.js';
 
 const TIMEOUT = 5000;
@@ -142,5 +142,13 @@ describe('list_mounts with many mounts', () => {
     expect(
       validateArguments(schema, { sort: 'size', fs_type: 'ext4,xfs', mount_prefix: '/', min_used_percent: 0, limit: 1000, cursor: 'x', all: true }),
     ).toEqual([]);
+  });
+});
+
+describe('grouped', () => {
+  it('writes counts as en-US does, with a comma every three digits', () => {
+    for (const count of [0, 7, 999, 1000, 2006, 10000, 123456, 1234567, 1000000000, Number.MAX_SAFE_INTEGER]) {
+      expect(grouped(count)).toBe(count.toLocaleString('en-US'));
+    }
   });
 });

@@ -95,15 +95,24 @@ function decodeCursor(cursor: string, query: Query): number | string {
 
 const bytes = (text: string): number => Buffer.byteLength(text);
 
+/**
+ * 2006 as "2,006". Not toLocaleString: its first call loads ICU's number
+ * formatting, about 30 ms of a server's first list_mounts, a stall of its
+ * event loop (npm run test:load).
+ */
+export function grouped(count: number): string {
+  return String(count).replace(/\B(?=(\d{3})+$)/g, ',');
+}
+
 /** "2,006 file systems: 2,001 tmpfs, 4 ext4, 1 overlay" */
 function summary(mounts: readonly ListedMount[], what: string): string {
   const byType = new Map<string, number>();
   for (const { entry } of mounts) byType.set(entry.fsType, (byType.get(entry.fsType) ?? 0) + 1);
   const counts = [...byType].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-  const named = counts.slice(0, SUMMARY_TYPES).map(([type, count]) => `${count.toLocaleString('en-US')} ${type}`);
+  const named = counts.slice(0, SUMMARY_TYPES).map(([type, count]) => `${grouped(count)} ${type}`);
   const others = counts.slice(SUMMARY_TYPES).reduce((sum, [, count]) => sum + count, 0);
-  if (others > 0) named.push(`${others.toLocaleString('en-US')} of ${counts.length - SUMMARY_TYPES} other types`);
-  const count = mounts.length.toLocaleString('en-US');
+  if (others > 0) named.push(`${grouped(others)} of ${counts.length - SUMMARY_TYPES} other types`);
+  const count = grouped(mounts.length);
   return `${count} ${what}${mounts.length === 1 ? '' : 's'}${named.length > 0 ? `: ${named.join(', ')}` : ''}`;
 }
 
@@ -239,17 +248,15 @@ export function presentMounts(all: readonly ListedMount[], args: Record<string, 
       ? filtered
         ? `no file system matches (of ${summary(all, 'file system')})`
         : 'no file systems'
-      : `${summary(matching, filtered ? 'matching file system' : 'file system')}${filtered ? ` (of ${all.length.toLocaleString('en-US')} in all)` : ''}.` +
+      : `${summary(matching, filtered ? 'matching file system' : 'file system')}${filtered ? ` (of ${grouped(all.length)} in all)` : ''}.` +
         (page.length === matching.length
           ? ` All shown, ${SORT_WORDS[query.sort]}.`
-          : ` Showing ${(offset + 1).toLocaleString('en-US')}–${next.toLocaleString('en-US')}, ${SORT_WORDS[query.sort]}.`);
+          : ` Showing ${grouped(offset + 1)}–${grouped(next)}, ${SORT_WORDS[query.sort]}.`);
   const cursor = rest > 0 ? encodeCursor(next, query) : undefined;
   const tail =
     cursor === undefined
       ? []
-      : [
-          `${rest.toLocaleString('en-US')} more: pass cursor "${cursor}" with the same arguments for the next page, or narrow with fs_type, mount_prefix or min_used_percent.`,
-        ];
+      : [`${grouped(rest)} more: pass cursor "${cursor}" with the same arguments for the next page, or narrow with fs_type, mount_prefix or min_used_percent.`];
   return {
     text: [head, ...page.map((mount) => mount.line), ...tail].join('\n'),
     structured: {
