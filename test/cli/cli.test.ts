@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { announceSkip, df, gnuDfSkipReason, has, linuxSkipReason, posixPathsSkipReason, projectRoot, tempDir } from '../helpers/system.js';
-import { cliPath, gnuDf, runCli, tableRows, whileStill } from './cliProcess.js';
+import { cliPath, gnuDf, ownStderr, runCli, tableRows, whileStill } from './cliProcess.js';
 
 const MISSING = '/nonexistent-diskprobe-cli-test';
 
@@ -79,11 +79,11 @@ describe('diskprobe', () => {
         const closed = spawnSync('bash', ['-c', `"$0" "$1" ${command} | true; echo "status \${PIPESTATUS[0]}"`, process.execPath, cliPath], {
           encoding: 'utf8',
         });
-        expect(closed.stderr, command).toBe('');
+        expect(ownStderr(closed.stderr), command).toBe('');
         expect(closed.stdout, command).toMatch(/^status [01]\n$/); // 0 when the write beat the reader's exit
         const full = spawnSync('bash', ['-c', `"$0" "$1" ${command} > /dev/full; echo "status $?"`, process.execPath, cliPath], { encoding: 'utf8' });
-        expect(full.stderr, command).toMatch(/^diskprobe: write error: ENOSPC: no space left on device/);
-        expect(full.stderr.trim().split('\n'), command).toHaveLength(1);
+        expect(ownStderr(full.stderr), command).toMatch(/^diskprobe: write error: ENOSPC: no space left on device/);
+        expect(ownStderr(full.stderr).trim().split('\n'), command).toHaveLength(1);
         expect(full.stdout, command).toBe('status 1\n');
       }
     },
@@ -113,7 +113,7 @@ describe('diskprobe', () => {
       for (const backend of ['native', 'statfs']) {
         const env = { ...process.env, DISKPROBE_BACKEND: backend };
         const table = spawnSync(process.execPath, [bin, 'df'], { encoding: 'utf8', env });
-        expect(table.stderr).toBe('');
+        expect(ownStderr(table.stderr)).toBe('');
         expect(table.stdout).toMatch(/^Filesystem +Type +Size +Used +Avail +Use% +Mounted on\n/);
         const json = spawnSync(process.execPath, [bin, 'df', '--json', '/'], { encoding: 'utf8', env });
         expect(json.stderr).toBe('');

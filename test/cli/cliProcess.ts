@@ -1,6 +1,8 @@
 // Runs the built CLI (dist/bin/diskprobe.js) and GNU df as child processes, and
 // reads their tables, for the end-to-end tests.
 import { spawn, spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import { projectRoot } from '../helpers/system.js';
 
@@ -43,6 +45,21 @@ export function runCliUntil(args: readonly string[], env: NodeJS.ProcessEnv, dea
       setImmediate(() => resolve({ status, stdout, stderr }));
     });
   });
+}
+
+const otherTestsMounts = join(tmpdir(), 'diskprobe-');
+
+/**
+ * stderr without the lines about the mounts other test files make under the
+ * temp dir meanwhile: `diskprobe df` of every mount reports one that another
+ * test's cleanup has killed and not yet unmounted, and that is not the
+ * subject here.
+ */
+export function ownStderr(stderr: string): string {
+  return stderr
+    .split(/(?<=\n)/)
+    .filter((line) => !line.includes(otherTestsMounts))
+    .join('');
 }
 
 /** GNU df's output, in the C locale so the decimal point and headers are df's defaults. */

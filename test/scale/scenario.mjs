@@ -5,7 +5,7 @@
 // mount that never answers (test/fixtures/fusefix.c, hang) is mounted among
 // them first, and GNU df, which would hang on it, is not asked.
 //
-//   mountmany DIR COUNT node test/scale/scenario.mjs DIR FUSEFIX [--dead]
+//   mountmany -x TMPDIR/diskprobe- DIR COUNT node test/scale/scenario.mjs DIR FUSEFIX [--dead]
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
