@@ -2,7 +2,7 @@
 // binds them to whichever executable hosts the addon (node.exe, a renamed
 // node, electron.exe), instead of a file that must be called node.exe.
 //
-// For the mingw-w64 cross build only (scripts/prebuild-cross.mjs). MSVC builds
+// For the prebuilds only (Zig's clang and mingw-w64 headers: scripts/prebuild.mjs). MSVC builds
 // through node-gyp get node-gyp's own hook, and its delayimp.h declares the
 // hook const, which this definition would contradict (C2373).
 #if defined(_WIN32) && !defined(_MSC_VER)

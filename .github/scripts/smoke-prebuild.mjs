@@ -1,18 +1,21 @@
-// The prebuild workflow's last check of a job's own prebuild, after the test
-// suite: the platform's real root (C:\ on Windows, where the suite's POSIX-path
-// tests skip), loaded from prebuilds/ and nowhere else.
-//   PREBUILDS_ONLY=1 DISKPROBE_BACKEND=native node .github/scripts/smoke-prebuild.mjs <target> [arch]
+// The prebuild workflow's last check of the committed prebuild for a runner,
+// after the test suite: the platform's real root (C:\ on Windows, where the
+// suite's POSIX-path tests skip), loaded from prebuilds/ and nowhere else, and
+// from the very file committed (its sha256 is the one MANIFEST.json records).
+//   PREBUILDS_ONLY=1 DISKPROBE_BACKEND=native node .github/scripts/smoke-prebuild.mjs <target> [arch] [libc]
 // <target> is the prebuilds/ directory the addon must come from (e.g.
-// darwin-x64+arm64, linux-x64); [arch] the process.arch this Node must have
-// (default: any), so the x64 slice of the universal macOS binary is known to
-// be the one tested. Run from the package root, after `npm run compile:ts`.
+// darwin-arm64, linux-x64); [arch] the process.arch this Node must have
+// (default: any); [libc] on Linux, glibc or musl (default: this process's).
+// Run from the package root, after `npm run compile:ts`.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const [target, arch] = process.argv.slice(2);
+const [target, arch, wantedLibc] = process.argv.slice(2);
 if (!target) {
-  console.error('usage: node .github/scripts/smoke-prebuild.mjs <target> [arch]');
+  console.error('usage: node .github/scripts/smoke-prebuild.mjs <target> [arch] [libc]');
   process.exit(2);
 }
 
@@ -32,8 +35,15 @@ const file = relative(root, require('node-gyp-build').path(root)).split(sep).joi
 check(`the addon comes from prebuilds/${target}/`, file.startsWith(`prebuilds/${target}/`), file);
 if (process.platform === 'linux') {
   const libc = process.report?.getReport().header.glibcVersionRuntime ? 'glibc' : 'musl';
+  if (wantedLibc) check(`this Node runs on ${wantedLibc}`, libc === wantedLibc, libc);
   check(`it is the ${libc} build`, file.endsWith(`.${libc}.node`), file);
 }
+const manifest = JSON.parse(readFileSync(join(root, 'prebuilds', 'MANIFEST.json'), 'utf8'));
+const recorded = manifest.prebuilds[file.slice('prebuilds/'.length)]?.sha256;
+const actual = createHash('sha256')
+  .update(readFileSync(join(root, file)))
+  .digest('hex');
+check('it is the committed file: its sha256 is the one MANIFEST.json records', recorded === actual, `${actual.slice(0, 12)} vs ${recorded?.slice(0, 12)}`);
 
 const m = await import(pathToFileURL(join(root, 'dist', 'index.js')).href);
 check("the backend is 'native'", m.backend === 'native', m.backend);

@@ -100,7 +100,7 @@ const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
 function likelyAddon(): string | undefined {
   const candidates: string[] = [];
   if (!process.env.PREBUILDS_ONLY) candidates.push(join(packageRoot, 'build', 'Release', 'diskprobe.node'));
-  const dir = join(packageRoot, 'prebuilds', process.platform === 'darwin' ? 'darwin-x64+arm64' : `${process.platform}-${process.arch}`);
+  const dir = join(packageRoot, 'prebuilds', `${process.platform}-${process.arch}`);
   if (process.platform === 'linux') candidates.push(join(dir, `diskprobe.${existsSync('/etc/alpine-release') ? 'musl' : 'glibc'}.node`));
   else candidates.push(join(dir, 'diskprobe.node'));
   return candidates.find((file) => existsSync(file));

@@ -76,10 +76,8 @@ describe('build-native with PREBUILDS_ONLY', () => {
     expect(result.status).toBe(0);
     const used = /^build:native: PREBUILDS_ONLY: using prebuilds\/([^/]+)\/\S+\.node\n$/.exec(result.stdout);
     expect(used, result.stdout).not.toBeNull();
-    // prebuilds/<platform>-<arch>[+<arch>…]: darwin-x64+arm64 serves both.
-    const [platform, arches] = used![1]!.split('-');
-    expect(platform).toBe(process.platform);
-    expect(arches!.split('+')).toContain(process.arch);
+    // prebuilds/<platform>-<arch>, one folder for each (scripts/prebuildTargets.mjs).
+    expect(used![1]).toBe(`${process.platform}-${process.arch}`);
   });
 
   it('without it, still takes build/ first, as node-gyp-build does', () => {

@@ -1,13 +1,16 @@
 // .github/workflows/prebuild.yml cannot run here (macOS, Windows and arm64
-// runners), so its shape is checked instead: it builds the 8 targets, every
-// build job tests its own prebuild with PREBUILDS_ONLY=1, and the merge job
-// waits for all of them. YAML is read by Python's PyYAML (no YAML parser is
-// among the package's dependencies); without it the suite skips, saying so.
+// runners), so its shape is checked instead: one job rebuilds every prebuild
+// with the pinned toolchain and proves it byte-identical (--check), and every
+// committed prebuild is tested on its own platform with PREBUILDS_ONLY=1,
+// nothing rebuilt. YAML is read by Python's PyYAML (no YAML parser is among
+// the package's dependencies); without it the suite skips, saying so.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
+// @ts-expect-error: a plain .mjs script, no types
+import { TARGETS } from '../../scripts/prebuildTargets.mjs';
 import { announceSkip, projectRoot } from '../helpers/system.js';
 
 interface Step {
@@ -21,6 +24,7 @@ interface Step {
 interface Job {
   name?: string;
   'runs-on': string;
+  container?: string;
   needs?: string | string[];
   strategy?: { matrix: { include?: Array<Record<string, string>> } };
   steps: Step[];
@@ -55,6 +59,8 @@ const RUNNERS: Record<string, { platform: 'darwin' | 'win32' | 'linux'; arch: 'x
 interface Instance {
   id: string;
   runsOn: string;
+  container: string | undefined;
+  matrix: Record<string, string>;
   steps: Step[];
 }
 
@@ -66,25 +72,28 @@ function expand(id: string, job: Job): Instance[] {
         .replace(/\$\{\{\s*matrix\.(\w+)\s*\}\}/g, (_, key: string) => entry[key] ?? `<no matrix.${key}>`)
         .replace(/\$\{\{\s*env\.(\w+)\s*\}\}/g, (_, key: string) => workflow.env?.[key] ?? `<no env.${key}>`);
     const steps = job.steps.map((step) => JSON.parse(fill(JSON.stringify(step))) as Step);
-    return { id: `${id} ${JSON.stringify(entry)}`, runsOn: fill(job['runs-on']), steps };
+    return {
+      id: `${id} ${JSON.stringify(entry)}`,
+      runsOn: fill(job['runs-on']),
+      container: job.container === undefined ? undefined : fill(job.container),
+      matrix: entry,
+      steps,
+    };
   });
 }
 
-const instances = Object.entries(workflow.jobs).flatMap(([id, job]) => expand(id, job).map((instance) => ({ ...instance, job: id })));
+const instances = Object.entries(workflow.jobs).flatMap(([id, job]) => expand(id, job));
 const runs = (step: Step, pattern: RegExp): boolean => pattern.test(step.run ?? '');
-const builds = instances.filter((instance) => instance.steps.some((step) => runs(step, /\bprebuildify\b/)));
+const index = (instance: Instance, pattern: RegExp): number => instance.steps.findIndex((step) => runs(step, pattern));
+const tests = instances.filter((instance) => index(instance, /^npm test$/) >= 0);
 
-/** The targets an instance builds: darwin-x64+arm64 counts as two, Linux ones carry their libc. */
-function targetsOf(instance: Instance): string[] {
+/** The prebuild an instance tests, from its runner and its container's image: linux ones carry their libc. */
+function testedTarget(instance: Instance): string {
   const runner = RUNNERS[instance.runsOn];
   if (!runner) throw new Error(`${instance.id}: unknown runner ${instance.runsOn}`);
-  const command = instance.steps.find((step) => runs(step, /\bprebuildify\b/))!.run!;
-  const arches = /--arch[ =](\S+)/.exec(command)?.[1]?.split('+') ?? [runner.arch];
-  if (runner.platform !== 'linux') return arches.map((arch) => `${runner.platform}-${arch}`);
-  // Linux builds run in a container on the runner, natively: its image decides the libc.
-  const image = /docker run .*?(\S+) sleep infinity/s.exec(instance.steps.map((step) => step.run ?? '').join('\n'))?.[1] ?? '';
-  const libc = /alpine/.test(image) ? 'musl' : /manylinux/.test(image) ? 'glibc' : `<unknown libc: ${image}>`;
-  return arches.map((arch) => `linux-${arch}-${libc}`);
+  if (runner.platform !== 'linux') return `${runner.platform}-${runner.arch}`;
+  const libc = instance.container === undefined ? 'glibc' : /alpine/.test(instance.container) ? 'musl' : 'glibc';
+  return `linux-${runner.arch}-${libc}`;
 }
 
 describe.skipIf(announceSkip('prebuild workflow', skipReason))('.github/workflows/prebuild.yml', () => {
@@ -93,93 +102,55 @@ describe.skipIf(announceSkip('prebuild workflow', skipReason))('.github/workflow
     expect(python.status).toBe(0);
   });
 
-  it('builds the 8 targets, each once: darwin x64+arm64 universal, win32 x64 and arm64, linux x64 and arm64 for glibc and musl', () => {
-    const built = builds.flatMap(targetsOf).sort();
-    expect(built).toEqual(
-      ['darwin-arm64', 'darwin-x64', 'linux-arm64-glibc', 'linux-arm64-musl', 'linux-x64-glibc', 'linux-x64-musl', 'win32-arm64', 'win32-x64'].sort(),
-    );
-    // One universal macOS binary, as binding.gyp builds it.
-    const darwin = builds.filter((instance) => RUNNERS[instance.runsOn]?.platform === 'darwin');
-    expect(darwin).toHaveLength(1);
-    expect(darwin[0]!.steps.some((step) => runs(step, /prebuildify .*--arch x64\+arm64/))).toBe(true);
-    const gyp = readFileSync(join(projectRoot, 'binding.gyp'), 'utf8');
-    expect(gyp).toContain('-arch x86_64');
-    expect(gyp).toContain('-arch arm64');
-    // Linux prebuilds are tagged with their libc, in images of the runner's own architecture.
-    for (const instance of builds.filter((b) => RUNNERS[b.runsOn]?.platform === 'linux')) {
-      expect(
-        instance.steps.some((step) => runs(step, /prebuildify .*--tag-libc/)),
-        instance.id,
-      ).toBe(true);
-      const images = instance.steps.map((step) => step.run ?? '').join('\n');
-      if (/manylinux/.test(images))
-        expect(images, instance.id).toContain(RUNNERS[instance.runsOn]!.arch === 'x64' ? 'manylinux_2_28_x86_64' : 'manylinux_2_28_aarch64');
+  it('rebuilds every prebuild with the pinned toolchain on Linux x64 and fails unless each is byte-identical', () => {
+    const rebuilds = instances.filter((instance) => index(instance, /^npm run prebuilds -- --check$/) >= 0);
+    expect(rebuilds).toHaveLength(1);
+    const [rebuild] = rebuilds;
+    expect(RUNNERS[rebuild!.runsOn]).toEqual({ platform: 'linux', arch: 'x64' });
+    expect(index(rebuild!, /^npm ci\b/)).toBeLessThan(index(rebuild!, /prebuilds -- --check/));
+    // Nothing anywhere builds prebuilds to use: no plain `npm run prebuilds`, no prebuildify, no node-gyp.
+    for (const instance of instances) {
+      for (const step of instance.steps) expect(step.run ?? '', instance.id).not.toMatch(/npm run prebuilds(?! -- --check)|prebuildify|node-gyp/);
     }
   });
 
-  it('builds with the napi flag and strips, and records each prebuild in the manifest before testing it', () => {
-    for (const instance of builds) {
-      const build = instance.steps.findIndex((step) => runs(step, /\bprebuildify\b/));
-      expect(instance.steps[build]!.run, instance.id).toMatch(/prebuildify --napi --strip/);
-      const manifest = instance.steps.findIndex((step) => runs(step, /scripts\/prebuild-manifest\.mjs (darwin|win32|linux)-/));
-      expect(manifest, `${instance.id}: prebuild-manifest.mjs`).toBeGreaterThan(build);
+  it('tests every committed prebuild on its own platform, and the glibc one again on glibc 2.28', () => {
+    const tested = tests.map(testedTarget);
+    const targets = (TARGETS as Array<{ name: string }>).map((target) => target.name);
+    expect([...new Set(tested)].sort()).toEqual([...targets].sort());
+    for (const instance of tests) expect(instance.matrix.target, instance.id).toBe(testedTarget(instance).replace(/-(glibc|musl)$/, ''));
+    // RHEL 8's glibc 2.28, Node 20's own floor: the oldest a glibc prebuild must load on.
+    expect(tests.filter((instance) => /ubi8/.test(instance.container ?? '')).map(testedTarget)).toEqual(['linux-x64-glibc']);
+  });
+
+  it('installs and tests with PREBUILDS_ONLY=1, smoke-checks the committed file, then checks nothing in prebuilds/ changed', () => {
+    expect(tests.length).toBe(9);
+    for (const instance of tests) {
+      const install = index(instance, /^npm ci\b/);
+      const test = index(instance, /^npm test$/);
+      const smoke = index(instance, /smoke-prebuild\.mjs/);
+      const unchanged = index(instance, /^git diff --exit-code -- prebuilds\/$/);
+      expect([install >= 0, install < test, test < smoke, smoke < unchanged], instance.id).toEqual([true, true, true, true]);
+      expect(unchanged, instance.id).toBe(instance.steps.length - 1);
+      for (const at of [install, test, smoke]) {
+        expect(instance.steps[at]!.env?.PREBUILDS_ONLY, instance.id).toBe('1');
+        expect(instance.steps[at]!.if, `${instance.id}: every step always runs`).toBeUndefined();
+      }
+      expect(instance.steps[smoke]!.env?.DISKPROBE_BACKEND).toBe('native');
+      const [target, arch, libc] = instance.steps[smoke]!.run!.split(' ').slice(2);
+      expect(`${target}-${libc ?? 'glibc'}`.replace(/^(darwin|win32)-(x64|arm64)-glibc$/, '$1-$2'), instance.id).toBe(testedTarget(instance));
+      expect(arch, instance.id).toBe(RUNNERS[instance.runsOn]!.arch);
     }
-  });
-
-  it('tests every prebuild with PREBUILDS_ONLY=1, after building it, in the job that built it', () => {
-    expect(builds.length).toBeGreaterThanOrEqual(7);
-    for (const instance of builds) {
-      const build = instance.steps.findIndex((step) => runs(step, /\bprebuildify\b/));
-      const test = instance.steps.findIndex((step) => runs(step, /\bnpm test\b/));
-      expect(test, `${instance.id}: npm test`).toBeGreaterThan(build);
-      const step = instance.steps[test]!;
-      expect(step.env?.PREBUILDS_ONLY, instance.id).toBe('1');
-      // Into a container, the variable must be passed on.
-      if (runs(step, /docker exec/)) expect(step.run, instance.id).toMatch(/docker exec (?:.* )?-e PREBUILDS_ONLY\b/);
-      expect(step.if, `${instance.id}: the test step always runs`).toBeUndefined();
-    }
-  });
-
-  it("tests the universal binary's x64 slice on an x64 Mac, with PREBUILDS_ONLY=1", () => {
-    const tests = instances.filter(
-      (instance) =>
-        RUNNERS[instance.runsOn]?.platform === 'darwin' &&
-        RUNNERS[instance.runsOn]?.arch === 'x64' &&
-        instance.steps.some((step) => step.uses?.startsWith('actions/download-artifact@') && step.with?.name === 'prebuild-darwin-x64+arm64'),
-    );
-    expect(tests).toHaveLength(1);
-    const test = tests[0]!.steps.find((step) => runs(step, /\bnpm test\b/));
-    expect(test?.env?.PREBUILDS_ONLY).toBe('1');
-  });
-
-  it('uploads one artifact per build, and a merge job that waits for every job downloads them all', () => {
-    const uploads = builds.map((instance) => instance.steps.find((step) => step.uses?.startsWith('actions/upload-artifact@'))?.with?.name);
-    expect(uploads.every((name) => typeof name === 'string' && name.startsWith('prebuild-'))).toBe(true);
-    expect(new Set(uploads).size).toBe(builds.length);
-
-    const merges = Object.entries(workflow.jobs).filter(([, job]) =>
-      job.steps.some(
-        (step) => step.uses?.startsWith('actions/download-artifact@') && step.with?.pattern === 'prebuild-*' && step.with?.['merge-multiple'] === true,
-      ),
-    );
-    expect(merges).toHaveLength(1);
-    const [mergeId, merge] = merges[0]!;
-    const needs = typeof merge.needs === 'string' ? [merge.needs] : (merge.needs ?? []);
-    expect([...needs].sort()).toEqual(
-      Object.keys(workflow.jobs)
-        .filter((id) => id !== mergeId)
-        .sort(),
-    );
-    expect(merge.steps.some((step) => step.uses?.startsWith('actions/upload-artifact@') && step.with?.name === 'prebuilds')).toBe(true);
   });
 
   it('uses the official actions at a pinned major version, and Node 20', () => {
     const uses = Object.values(workflow.jobs).flatMap((job) => job.steps.map((step) => step.uses).filter((action): action is string => action !== undefined));
     expect(uses.length).toBeGreaterThan(0);
-    for (const action of uses) expect(action).toMatch(/^actions\/(checkout|setup-node|upload-artifact|download-artifact)@v\d+$/);
+    for (const action of uses) expect(action).toMatch(/^actions\/(checkout|setup-node)@v\d+$/);
     for (const instance of instances) {
       for (const step of instance.steps.filter((s) => s.uses?.startsWith('actions/setup-node@')))
         expect(String(step.with?.['node-version'])).toMatch(/^20(\.|$)/);
+      if (instance.container !== undefined) expect(instance.container).toMatch(/(node:20-|nodejs-20)/);
     }
   });
 });
