@@ -23,7 +23,7 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/probe/**', 'test/fuzz/**', 'test/.fixtures/**'] },
+        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/probe/**', 'test/fuzz/**', 'test/.fixtures/**', '**/node_modules/**'] },
       },
     ],
   },

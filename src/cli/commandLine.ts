@@ -16,6 +16,19 @@ export interface ServeOptions {
   readonly maxMessageBytes: number;
   /** Directories the server may report on (--root, repeatable); empty for all. */
   readonly roots: readonly string[];
+  /** Serve Streamable HTTP on this address instead of stdio (--http [host:]port). */
+  readonly http?: HttpOptions | undefined;
+}
+
+/** `serve --http`: where to listen, and how callers prove who they are. */
+export interface HttpOptions {
+  readonly host: string;
+  /** 0: any free port (the one chosen is printed on stderr). */
+  readonly port: number;
+  /** A file holding the bearer token (--token-file); DISKPROBE_TOKEN may give it instead. */
+  readonly tokenFile: string | undefined;
+  /** PEM certificate and key files: HTTPS (--tls-cert, --tls-key). */
+  readonly tls: { readonly cert: string; readonly key: string } | undefined;
 }
 
 /** What the command line asks for. */
@@ -47,6 +60,13 @@ Options for serve:
                         Refuse longer messages with -32600 (default ${DEFAULT_MAX_MESSAGE_BYTES})
   --root <dir>          Report only on paths under <dir> (symlinks resolved);
                         repeat for several. Default: every path
+  --http [host:]port    Serve MCP over Streamable HTTP at /mcp instead of stdio,
+                        on 127.0.0.1 unless a host is given
+  --token-file <path>   Require this bearer token (the file's first line) on every
+                        HTTP request; needed off loopback. DISKPROBE_TOKEN may
+                        give the token instead
+  --tls-cert <path>, --tls-key <path>
+                        Serve HTTPS with this PEM certificate and key
 
 Options for df:
   --json                Print exact JSON (integers, even above 2^53) instead of a table
@@ -75,6 +95,10 @@ const SERVE_OPTIONS = {
   'log-level': { type: 'string' },
   'max-message-bytes': { type: 'string' },
   root: { type: 'string', multiple: true },
+  http: { type: 'string' },
+  'token-file': { type: 'string' },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
 } as const;
 
 const DF_OPTIONS = {
@@ -117,6 +141,29 @@ function parseTimeout(text: string | undefined, option = 'timeout'): number {
   return parseWholeNumber(text, option, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, 'milliseconds');
 }
 
+/** `[host:]port`: an IPv4 address or name, or a bracketed IPv6 address, then a port from 0 to 65535. */
+function parseListen(text: string): { host: string; port: number } {
+  const match = /^(?:(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):)?(\d{1,5})$/.exec(text);
+  const port = match ? Number(match[2]) : NaN;
+  if (!match || !(port <= 65535)) {
+    throw new UsageError(`option '--http' needs [host:]port, such as 8080, 127.0.0.1:8080 or [::1]:8080, not '${text}'`);
+  }
+  return { host: (match[1] ?? '127.0.0.1').replace(/^\[(.*)\]$/, '$1'), port };
+}
+
+function parseHttp(values: { http?: string; 'token-file'?: string; 'tls-cert'?: string; 'tls-key'?: string }): HttpOptions | undefined {
+  if (values.http === undefined) {
+    for (const option of ['token-file', 'tls-cert', 'tls-key'] as const) {
+      if (values[option] !== undefined) throw new UsageError(`option '--${option}' needs --http`);
+    }
+    return undefined;
+  }
+  const cert = values['tls-cert'];
+  const key = values['tls-key'];
+  if ((cert === undefined) !== (key === undefined)) throw new UsageError('options --tls-cert and --tls-key go together');
+  return { ...parseListen(values.http), tokenFile: values['token-file'], tls: cert !== undefined && key !== undefined ? { cert, key } : undefined };
+}
+
 function parseServe(args: string[]): Command {
   const { values } = strictParse(args, SERVE_OPTIONS, false);
   if (values.help === true) return { kind: 'help' };
@@ -130,6 +177,7 @@ function parseServe(args: string[]): Command {
       logLevel: level,
       maxMessageBytes: parseWholeNumber(values['max-message-bytes'], 'max-message-bytes', DEFAULT_MAX_MESSAGE_BYTES, INT32_MAX, 'bytes'),
       roots: values.root ?? [],
+      http: parseHttp(values),
     },
   };
 }

@@ -75,6 +75,10 @@ function pipeReader(fd: number): (() => Buffer | undefined) | undefined {
 
 /** Serves until stdin ends (or SIGTERM/SIGINT), answers what was received, and resolves with the exit status. */
 export async function serve(options: ServeOptions): Promise<number> {
+  if (options.http !== undefined) {
+    const { serveHttp } = await import('./serveHttp.js');
+    return serveHttp(options, options.http);
+  }
   let roots: RootPolicy;
   try {
     roots = new RootPolicy(options.roots);

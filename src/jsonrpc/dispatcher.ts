@@ -11,6 +11,18 @@ export interface RequestContext {
   readonly signal: RequestSignal;
   /** The request came as an element of a batch (a JSON array), not on its own. */
   readonly batched: boolean;
+  /**
+   * Where the notifications that belong to this request go, when the
+   * transport gives each request a channel of its own (HTTP: the request's
+   * response stream). Undefined: the connection's one output (stdio).
+   */
+  readonly notify: ((notification: OutgoingNotification) => void) | undefined;
+}
+
+/** A notification from server to client, as the transport writes it (without "jsonrpc"). */
+export interface OutgoingNotification {
+  readonly method: string;
+  readonly params: Record<string, unknown>;
 }
 
 export interface DispatcherHandlers {
@@ -44,6 +56,8 @@ export class Dispatcher {
     private readonly handlers: DispatcherHandlers,
     private readonly send: (message: Response | Response[]) => void,
     private readonly settledUnanswered?: () => void,
+    /** The channel every request handled here sends its notifications to (RequestContext.notify). */
+    private readonly notify?: (notification: OutgoingNotification) => void,
   ) {}
 
   /** Requests whose handlers have not finished (their answers may still be a few microtasks away: see idle()). */
@@ -72,7 +86,12 @@ export class Dispatcher {
       this.send(errorResponse(null, RpcError.parseError((error as Error).message)));
       return;
     }
-    const checkDepth = mayNestTooDeep(line.length);
+    this.handleParsed(value, line.length);
+  }
+
+  /** A message the transport has parsed already (HTTP reads the body whole); `length` is its text's, for the depth check. */
+  handleParsed(value: unknown, length: number): void {
+    const checkDepth = mayNestTooDeep(length);
     if (!Array.isArray(value)) {
       this.unsent++;
       void this.handleMessage(value, checkDepth, false).then((response) => this.answered(response));
@@ -151,7 +170,12 @@ export class Dispatcher {
     this.inFlight.set(id, entry);
     let response: Response;
     try {
-      const result = await this.handlers.request(method, params as Record<string, unknown> | undefined, { id, signal: entry.signal, batched });
+      const result = await this.handlers.request(method, params as Record<string, unknown> | undefined, {
+        id,
+        signal: entry.signal,
+        batched,
+        notify: this.notify,
+      });
       response = { jsonrpc: '2.0', id, result: result ?? {} };
     } catch (error) {
       // A cancelled request's handler may end by throwing its abort reason: expected, and never answered.

@@ -258,6 +258,8 @@ function checkRoundTripFields(params: Params | undefined): void {
 class ModernScope implements RequestScope {
   readonly id: RequestId;
   readonly signal: RequestContext['signal'];
+  /** The request's own channel (HTTP), if the transport gave it one. */
+  private readonly channel: RequestContext['notify'];
 
   constructor(
     context: RequestContext,
@@ -271,10 +273,12 @@ class ModernScope implements RequestScope {
   ) {
     this.id = context.id;
     this.signal = context.signal;
+    this.channel = context.notify;
   }
 
   notify(notification: Notification): void {
-    this.send(notification, this.id);
+    if (this.channel !== undefined) this.channel(notification);
+    else this.send(notification, this.id);
   }
 
   log(level: LogLevel, data: unknown): void {

@@ -1,0 +1,112 @@
+// `diskprobe serve --http [host:]port`: the MCP server over Streamable HTTP.
+// Where the layers meet for HTTP: transport → JSON-RPC dispatcher → MCP
+// server → tools → probe. One MCP server answers every 2026-07-28 request
+// (stateless), and each 2025-era session gets one of its own.
+import { readFileSync } from 'node:fs';
+
+import { isLoopbackHost } from '../http/access.js';
+import { HttpTransport } from '../http/httpTransport.js';
+import type { OutgoingNotification } from '../jsonrpc/dispatcher.js';
+import type { RequestId } from '../jsonrpc/messages.js';
+import { claimsModernEra } from '../mcp/eras/requestMeta.js';
+import { metaOf } from '../mcp/requestScope.js';
+import { RootPolicy } from '../mcp/roots.js';
+import { McpServer } from '../mcp/server.js';
+import { diskUsageTool } from '../mcp/tools/diskUsageTool.js';
+import { listMountsTool } from '../mcp/tools/listMountsTool.js';
+import { systemInfoTool } from '../mcp/tools/systemInfoTool.js';
+import { MODERN_VERSIONS } from '../mcp/versions.js';
+import type { HttpOptions, ServeOptions } from './commandLine.js';
+import { packageVersion } from './packageVersion.js';
+
+const TOOLS = [diskUsageTool, listMountsTool, systemInfoTool];
+
+/** The bearer token: DISKPROBE_TOKEN, or the first line of --token-file. Throws a message for the user. */
+function readToken(http: HttpOptions): string | undefined {
+  let token: string | undefined;
+  if (http.tokenFile !== undefined) {
+    try {
+      token = readFileSync(http.tokenFile, 'utf8').split(/\r?\n/)[0]!.trim();
+    } catch (error) {
+      throw new Error(`cannot read --token-file ${http.tokenFile}: ${(error as Error).message}`);
+    }
+    if (token === '') throw new Error(`--token-file ${http.tokenFile} is empty: put the token on its first line`);
+  } else if (process.env.DISKPROBE_TOKEN) {
+    token = process.env.DISKPROBE_TOKEN;
+  }
+  if (token !== undefined && token.length < 16) throw new Error('the bearer token is shorter than 16 characters: use a long random one (openssl rand -hex 32)');
+  return token;
+}
+
+/** Serves until SIGTERM or SIGINT, then answers what is in flight and resolves with the exit status. */
+export async function serveHttp(options: ServeOptions, http: HttpOptions): Promise<number> {
+  const fail = (message: string): number => {
+    process.stderr.write(`diskprobe: ${message}\n`);
+    return 2;
+  };
+  let roots: RootPolicy;
+  let token: string | undefined;
+  let tls: { cert: Buffer; key: Buffer } | undefined;
+  try {
+    roots = new RootPolicy(options.roots);
+    token = readToken(http);
+    if (http.tls !== undefined) tls = { cert: readFileSync(http.tls.cert), key: readFileSync(http.tls.key) };
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+  const loopback = isLoopbackHost(http.host);
+  if (!loopback && token === undefined) {
+    return fail(
+      `--http ${http.host}:${http.port} is not a loopback address: anyone who can reach it could ask your disks. Give --token-file <path> (or DISKPROBE_TOKEN), or listen on 127.0.0.1`,
+    );
+  }
+  const log = (line: string): void => void process.stderr.write(`${line}\n`);
+  const serverOptions = (notify: (notification: OutgoingNotification, related?: RequestId) => void) => ({
+    serverVersion: packageVersion(),
+    tools: TOOLS,
+    probeTimeout: options.probeTimeout,
+    roots,
+    logLevel: options.logLevel,
+    notify,
+    reportBug: log,
+  });
+  // 2026-07-28 requests bring their own channel (RequestContext.notify); nothing else is sent.
+  const modern = new McpServer({ ...serverOptions(() => {}), cancel: () => {}, logLine: log });
+  const transport = new HttpTransport({
+    host: http.host,
+    port: http.port,
+    tls,
+    access: { loopback, token },
+    maxMessageBytes: options.maxMessageBytes,
+    modern,
+    isModern: (params) => claimsModernEra(metaOf(params)),
+    modernVersions: MODERN_VERSIONS,
+    openSession: (notify, cancel) => {
+      const server = new McpServer({ ...serverOptions(notify), cancel });
+      return {
+        handlers: server,
+        version: () => (server.legacy.state === 'awaitingInitialize' ? undefined : server.legacy.version),
+        close: () => {
+          server.shutdown();
+          server.close();
+        },
+      };
+    },
+    log,
+  });
+  let address: { address: string; port: number };
+  try {
+    address = await transport.listen();
+  } catch (error) {
+    return fail(`cannot listen on ${http.host}:${http.port}: ${(error as Error).message}`);
+  }
+  const shown = address.address.includes(':') ? `[${address.address}]` : address.address;
+  log(`diskprobe: serving MCP on ${tls ? 'https' : 'http'}://${shown}:${address.port}/mcp${token ? ' (bearer token required)' : ''}`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
+  });
+  await transport.stop();
+  modern.close();
+  return 0;
+}

@@ -1,0 +1,379 @@
+// MCP over Streamable HTTP, both eras on one endpoint, /mcp
+// (basic/transports/streamable-http.mdx for 2026-07-28,
+// 2025-11-25/basic/transports.mdx for the handshake era). The era of each
+// POST is decided here, once: a body whose _meta carries the per-request
+// fields is served statelessly by the shared server, with the headers
+// checked against it; initialize opens a legacy session; anything else must
+// name one. Before any of that: the Host and Origin checks against DNS
+// rebinding, the bearer token, and the limits a slow or hostile client cannot
+// get around (body size, header and request time, connections, requests in
+// flight). node:http alone, no framework.
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+
+import { Dispatcher, type DispatcherHandlers } from '../jsonrpc/dispatcher.js';
+import { RpcError } from '../jsonrpc/errors.js';
+import { classify } from '../jsonrpc/messages.js';
+import { type AccessPolicy, checkAccess } from './access.js';
+import { Exchange } from './exchange.js';
+import { modernStatus, refuse, transportError } from './httpErrors.js';
+import { LegacySessions, type OpenSession, type SessionLimits } from './legacySessions.js';
+import { checkModernHeaders } from './modernHeaders.js';
+
+export interface HttpTransportOptions {
+  readonly host: string;
+  readonly port: number;
+  /** PEM certificate and key: HTTPS instead of HTTP. */
+  readonly tls?: { readonly cert: Buffer; readonly key: Buffer } | undefined;
+  readonly access: AccessPolicy;
+  /** Longest request body, in bytes (--max-message-bytes): 413 beyond it. */
+  readonly maxMessageBytes: number;
+  /** The shared server for 2026-07-28 requests: stateless, so one serves every client. */
+  readonly modern: DispatcherHandlers & { shutdown(): void };
+  /** Whether a parsed request claims the 2026-07-28 era (the MCP layer's rule). */
+  readonly isModern: (params: Record<string, unknown> | undefined) => boolean;
+  /** The versions served per request: an MCP-Protocol-Version header naming one marks a request without _meta as a malformed modern one. */
+  readonly modernVersions: readonly string[];
+  readonly openSession: OpenSession;
+  readonly sessions?: Partial<SessionLimits>;
+  readonly limits?: Partial<HttpLimits>;
+  /** The transport's own events (a refusal of note, shutdown), as lines for stderr. */
+  readonly log?: (line: string) => void;
+}
+
+export interface HttpLimits {
+  /** Connections open at once; the server drops any beyond (node:http maxConnections). */
+  readonly maxConnections: number;
+  /** Requests being answered at once, SSE streams included: 503 beyond. */
+  readonly maxInFlight: number;
+  /** Milliseconds a client has to send all its headers (slowloris). */
+  readonly headersTimeoutMs: number;
+  /** Milliseconds a client has to send its whole request, body included. */
+  readonly requestTimeoutMs: number;
+  /** Milliseconds an idle keep-alive connection stays open. */
+  readonly keepAliveTimeoutMs: number;
+}
+
+export const DEFAULT_HTTP_LIMITS: HttpLimits = {
+  maxConnections: 512,
+  maxInFlight: 1024,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+};
+export const DEFAULT_SESSION_LIMITS: SessionLimits = { maxSessions: 256, idleMs: 10 * 60_000 };
+
+const ENDPOINT = '/mcp';
+const ALLOW = 'GET, POST, DELETE';
+
+export class HttpTransport {
+  private readonly server: Server;
+  private readonly sessions: LegacySessions;
+  private readonly limits: HttpLimits;
+  /** Answers in progress (POSTs and streams): the in-flight bound, and what shutdown waits for. */
+  private inFlight = 0;
+  private readonly waiting = new Set<Promise<void>>();
+  private stopping = false;
+
+  constructor(private readonly options: HttpTransportOptions) {
+    this.limits = { ...DEFAULT_HTTP_LIMITS, ...options.limits };
+    this.sessions = new LegacySessions(options.openSession, { ...DEFAULT_SESSION_LIMITS, ...options.sessions });
+    const handle = (req: IncomingMessage, res: ServerResponse): void => this.handle(req, res);
+    this.server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, handle) : createHttpServer(handle);
+    this.server.headersTimeout = this.limits.headersTimeoutMs;
+    this.server.requestTimeout = this.limits.requestTimeoutMs;
+    this.server.keepAliveTimeout = this.limits.keepAliveTimeoutMs;
+    this.server.maxConnections = this.limits.maxConnections;
+    this.server.maxHeadersCount = 100;
+  }
+
+  /** Listens; resolves with the address, or rejects with the reason it cannot (EADDRINUSE, EACCES). */
+  listen(): Promise<AddressInfo> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.options.port, this.options.host, () => {
+        this.server.removeListener('error', reject);
+        resolve(this.server.address() as AddressInfo);
+      });
+    });
+  }
+
+  /**
+   * Stops accepting connections, lets the modern server end its listen
+   * streams with their graceful results, answers what is in flight, ends
+   * the sessions and their streams, and closes every connection.
+   */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeIdleConnections();
+    this.options.modern.shutdown();
+    await Promise.all([...this.waiting, this.sessions.idle()]);
+    this.sessions.closeAll();
+    this.server.closeAllConnections();
+    await closed;
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    const path = (req.url ?? '').split('?')[0];
+    if (path !== ENDPOINT) {
+      refuse(res, 404, transportError(`no MCP endpoint at ${path}: it is ${ENDPOINT}`));
+      return;
+    }
+    const denied = checkAccess(req, this.options.access);
+    if (denied !== undefined) {
+      refuse(res, denied.status, transportError(denied.detail), null, denied.headers);
+      return;
+    }
+    if (this.stopping) {
+      refuse(res, 503, transportError('the server is shutting down'), null, { connection: 'close' });
+      return;
+    }
+    switch (req.method) {
+      case 'POST': {
+        this.admit(res, () => this.post(req, res));
+        return;
+      }
+      case 'GET': {
+        this.admit(res, () => this.get(req, res));
+        return;
+      }
+      case 'DELETE': {
+        this.delete(req, res);
+        return;
+      }
+      default: {
+        refuse(res, 405, transportError(`${req.method} is not served at ${ENDPOINT}: use POST (or, in a 2025-11-25 session, GET and DELETE)`), null, {
+          allow: ALLOW,
+        });
+        return;
+      }
+    }
+  }
+
+  /** Runs `work` within the bound of requests in flight, tracking it until its response ends. */
+  private admit(res: ServerResponse, work: () => Promise<void> | void): void {
+    if (this.inFlight >= this.limits.maxInFlight) {
+      refuse(res, 503, transportError(`${this.inFlight} requests are in flight, the most this server answers at once: retry shortly`), null, {
+        'retry-after': '1',
+      });
+      return;
+    }
+    this.inFlight++;
+    const finished = new Promise<void>((resolve) => res.once('close', resolve));
+    this.waiting.add(finished);
+    void finished.then(() => {
+      this.inFlight--;
+      this.waiting.delete(finished);
+    });
+    void Promise.resolve()
+      .then(work)
+      .catch((error: unknown) => {
+        this.options.log?.(`diskprobe: internal error in the HTTP transport: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        refuse(res, 500, RpcError.internal());
+      });
+  }
+
+  private async post(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const type = req.headers['content-type'] ?? '';
+    if (!/^application\/json\s*(;|$)/i.test(type)) {
+      refuse(res, 415, transportError(`Content-Type must be application/json, not ${type || 'absent'}`));
+      return;
+    }
+    const accept = req.headers.accept ?? '';
+    if (!(/application\/json|\*\/\*|application\/\*/i.test(accept) && /text\/event-stream|\*\/\*|text\/\*/i.test(accept))) {
+      refuse(res, 406, transportError(`Accept must list application/json and text/event-stream, not ${accept || 'absent'}`));
+      return;
+    }
+    const text = await this.readBody(req, res);
+    if (text === undefined) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      refuse(res, 400, RpcError.parseError((error as Error).message));
+      return;
+    }
+    if (Array.isArray(value)) {
+      refuse(res, 400, RpcError.invalidRequest('batches are not accepted over HTTP: send each message in a POST of its own'));
+      return;
+    }
+    const classified = classify(value);
+    if (classified.kind === 'invalid') {
+      refuse(res, 400, classified.error, classified.id);
+      return;
+    }
+    const params = classified.kind === 'response' ? undefined : (classified.message.params as Record<string, unknown> | undefined);
+    const sessionId = req.headers['mcp-session-id'];
+    if (classified.kind !== 'response' && this.options.isModern(params)) {
+      this.modernPost(req, res, value, text.length, classified);
+      return;
+    }
+    if (typeof sessionId === 'string') {
+      this.sessionPost(req, res, sessionId, value, text.length, classified);
+      return;
+    }
+    const version = req.headers['mcp-protocol-version'];
+    if (classified.kind === 'request' && typeof version === 'string' && this.options.modernVersions.includes(version)) {
+      // The header says 2026-07-28 but the body lacks its fields: malformed, -32602 with 400 (basic/index.mdx, "_meta").
+      const key = 'params._meta["io.modelcontextprotocol/protocolVersion"]';
+      refuse(
+        res,
+        400,
+        RpcError.invalidParams(`${key} is required: MCP-Protocol-Version says ${version}, whose requests carry their version and capabilities in _meta`),
+        classified.message.id,
+      );
+      return;
+    }
+    if (classified.kind === 'request' && classified.message.method === 'initialize') {
+      const session = this.sessions.create();
+      if (session === undefined) {
+        refuse(res, 503, transportError('the most sessions this server keeps are open: end one (DELETE) or retry later'), classified.message.id, {
+          'retry-after': '5',
+        });
+        return;
+      }
+      session.request(value, text.length, classified.message.id, res, true);
+      return;
+    }
+    refuse(
+      res,
+      400,
+      RpcError.invalidRequest('no Mcp-Session-Id: send initialize first to open a session (2025-11-25), or the per-request _meta fields (2026-07-28)'),
+      classified.kind === 'request' ? classified.message.id : null,
+    );
+    return;
+  }
+
+  private modernPost(req: IncomingMessage, res: ServerResponse, value: unknown, length: number, classified: ReturnType<typeof classify>): void {
+    if (classified.kind === 'notification') {
+      // 2026-07-28 defines no client notifications over HTTP; one is taken and has no effect.
+      new Exchange(res, modernStatus).accepted();
+      return;
+    }
+    if (classified.kind !== 'request') return;
+    const { id, method, params } = classified.message;
+    const mismatch = checkModernHeaders(req.headers, method, params as Record<string, unknown> | undefined);
+    if (mismatch !== undefined) {
+      refuse(res, 400, mismatch, id);
+      return;
+    }
+    const exchange = new Exchange(res, modernStatus);
+    const dispatcher = new Dispatcher(this.options.modern, (response) => exchange.respond(response), undefined, exchange.notify);
+    // Closing the response stream cancels the request (streamable-http.mdx, "Cancellation").
+    exchange.onAbandoned = () => dispatcher.cancel(id, 'the client closed the response stream');
+    dispatcher.handleParsed(value, length);
+  }
+
+  private sessionPost(
+    req: IncomingMessage,
+    res: ServerResponse,
+    sessionId: string,
+    value: unknown,
+    length: number,
+    classified: ReturnType<typeof classify>,
+  ): void {
+    const session = this.sessions.get(sessionId);
+    const id = classified.kind === 'request' ? classified.message.id : null;
+    if (session === undefined) {
+      refuse(res, 404, transportError('no such session: it ended or never was; send initialize again, without Mcp-Session-Id'), id);
+      return;
+    }
+    const header = req.headers['mcp-protocol-version'];
+    const version = session.version;
+    if (typeof header === 'string' && version !== undefined && header !== version) {
+      refuse(res, 400, transportError(`MCP-Protocol-Version ${header} is not this session's: initialize agreed on ${version}`), id);
+      return;
+    }
+    if (classified.kind !== 'request') {
+      session.accept(value, length, res);
+      return;
+    }
+    if (session.has(classified.message.id)) {
+      refuse(res, 400, RpcError.invalidRequest(`id ${JSON.stringify(classified.message.id)} is already in use by a request in progress`), id);
+      return;
+    }
+    session.request(value, length, classified.message.id, res, false);
+  }
+
+  private get(req: IncomingMessage, res: ServerResponse): void {
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId !== 'string') {
+      refuse(res, 405, transportError("GET opens a 2025-11-25 session's stream, and needs its Mcp-Session-Id; a 2026-07-28 client only POSTs"), null, {
+        allow: ALLOW,
+      });
+      return;
+    }
+    const session = this.sessions.get(sessionId);
+    if (session === undefined) {
+      refuse(res, 404, transportError('no such session: it ended or never was; send initialize again, without Mcp-Session-Id'));
+      return;
+    }
+    if (!/text\/event-stream|\*\/\*/i.test(req.headers.accept ?? '')) {
+      refuse(res, 406, transportError('Accept must list text/event-stream for the session stream'));
+      return;
+    }
+    if (!session.openStream(res)) {
+      refuse(res, 409, transportError('this session has its stream open already: one at a time'));
+      return;
+    }
+  }
+
+  private delete(req: IncomingMessage, res: ServerResponse): void {
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId !== 'string') {
+      refuse(res, 405, transportError('DELETE ends a 2025-11-25 session, and needs its Mcp-Session-Id'), null, { allow: ALLOW });
+      return;
+    }
+    if (!this.sessions.end(sessionId)) {
+      refuse(res, 404, transportError('no such session: it ended or never was'));
+      return;
+    }
+    res.writeHead(204);
+    res.end();
+  }
+
+  /** The body as text, or undefined after refusing it (too long, not UTF-8, cut short). */
+  private readBody(req: IncomingMessage, res: ServerResponse): Promise<string | undefined> {
+    const limit = this.options.maxMessageBytes;
+    const tooLong = (bytes: string): void => {
+      refuse(res, 413, transportError(`the body of ${bytes} bytes exceeds the limit of ${limit} bytes (--max-message-bytes)`), null, { connection: 'close' });
+      req.resume();
+    };
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+      tooLong(String(declared));
+      return Promise.resolve(undefined);
+    }
+    return new Promise((resolve) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let over = false;
+      req.on('data', (chunk: Buffer) => {
+        if (over) return;
+        size += chunk.length;
+        if (size > limit) {
+          over = true;
+          chunks.length = 0;
+          tooLong(`more than ${limit}`);
+          resolve(undefined);
+          return;
+        }
+        chunks.push(chunk);
+      });
+      req.on('end', () => {
+        if (over) return;
+        try {
+          resolve(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks, size)));
+        } catch {
+          refuse(res, 400, RpcError.parseError('the body is not valid UTF-8'));
+          resolve(undefined);
+        }
+      });
+      req.on('error', () => resolve(undefined)); // cut short: nobody to answer
+      req.on('aborted', () => resolve(undefined));
+    });
+  }
+}
