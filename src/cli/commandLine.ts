@@ -29,7 +29,17 @@ export interface HttpOptions {
   readonly tokenFile: string | undefined;
   /** PEM certificate and key files: HTTPS (--tls-cert, --tls-key). */
   readonly tls: { readonly cert: string; readonly key: string } | undefined;
+  /** Connections open at once (--max-connections). */
+  readonly maxConnections: number;
+  /** 2025-era sessions open at once (--max-sessions). */
+  readonly maxSessions: number;
+  /** Milliseconds a session may stay idle before it is ended (--session-idle-timeout). */
+  readonly sessionIdleMs: number;
+  /** Milliseconds a client has to send its request's headers (--header-timeout). */
+  readonly headerTimeoutMs: number;
 }
+
+export const HTTP_DEFAULTS = { maxConnections: 512, maxSessions: 256, sessionIdleMs: 600_000, headerTimeoutMs: 10_000 } as const;
 
 /** What the command line asks for. */
 export type Command =
@@ -67,6 +77,12 @@ Options for serve:
                         give the token instead
   --tls-cert <path>, --tls-key <path>
                         Serve HTTPS with this PEM certificate and key
+  --max-connections <n> Connections open at once (default ${HTTP_DEFAULTS.maxConnections})
+  --max-sessions <n>    2025-era sessions open at once (default ${HTTP_DEFAULTS.maxSessions})
+  --session-idle-timeout <ms>
+                        End a session idle this long (default ${HTTP_DEFAULTS.sessionIdleMs})
+  --header-timeout <ms> Cut a client that takes longer to send its headers
+                        (default ${HTTP_DEFAULTS.headerTimeoutMs})
 
 Options for df:
   --json                Print exact JSON (integers, even above 2^53) instead of a table
@@ -99,6 +115,10 @@ const SERVE_OPTIONS = {
   'token-file': { type: 'string' },
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
+  'max-connections': { type: 'string' },
+  'max-sessions': { type: 'string' },
+  'session-idle-timeout': { type: 'string' },
+  'header-timeout': { type: 'string' },
 } as const;
 
 const DF_OPTIONS = {
@@ -151,9 +171,13 @@ function parseListen(text: string): { host: string; port: number } {
   return { host: (match[1] ?? '127.0.0.1').replace(/^\[(.*)\]$/, '$1'), port };
 }
 
-function parseHttp(values: { http?: string; 'token-file'?: string; 'tls-cert'?: string; 'tls-key'?: string }): HttpOptions | undefined {
+type HttpValues = {
+  [K in 'http' | 'token-file' | 'tls-cert' | 'tls-key' | 'max-connections' | 'max-sessions' | 'session-idle-timeout' | 'header-timeout']?: string | undefined;
+};
+
+function parseHttp(values: HttpValues): HttpOptions | undefined {
   if (values.http === undefined) {
-    for (const option of ['token-file', 'tls-cert', 'tls-key'] as const) {
+    for (const option of ['token-file', 'tls-cert', 'tls-key', 'max-connections', 'max-sessions', 'session-idle-timeout', 'header-timeout'] as const) {
       if (values[option] !== undefined) throw new UsageError(`option '--${option}' needs --http`);
     }
     return undefined;
@@ -161,7 +185,15 @@ function parseHttp(values: { http?: string; 'token-file'?: string; 'tls-cert'?: 
   const cert = values['tls-cert'];
   const key = values['tls-key'];
   if ((cert === undefined) !== (key === undefined)) throw new UsageError('options --tls-cert and --tls-key go together');
-  return { ...parseListen(values.http), tokenFile: values['token-file'], tls: cert !== undefined && key !== undefined ? { cert, key } : undefined };
+  return {
+    ...parseListen(values.http),
+    tokenFile: values['token-file'],
+    tls: cert !== undefined && key !== undefined ? { cert, key } : undefined,
+    maxConnections: parseWholeNumber(values['max-connections'], 'max-connections', HTTP_DEFAULTS.maxConnections, 65_536, 'connections'),
+    maxSessions: parseWholeNumber(values['max-sessions'], 'max-sessions', HTTP_DEFAULTS.maxSessions, 65_536, 'sessions'),
+    sessionIdleMs: parseWholeNumber(values['session-idle-timeout'], 'session-idle-timeout', HTTP_DEFAULTS.sessionIdleMs, INT32_MAX, 'milliseconds'),
+    headerTimeoutMs: parseWholeNumber(values['header-timeout'], 'header-timeout', HTTP_DEFAULTS.headerTimeoutMs, 3_600_000, 'milliseconds'),
+  };
 }
 
 function parseServe(args: string[]): Command {

@@ -78,6 +78,8 @@ export async function serveHttp(options: ServeOptions, http: HttpOptions): Promi
     tls,
     access: { loopback, token },
     maxMessageBytes: options.maxMessageBytes,
+    limits: { maxConnections: http.maxConnections, headersTimeoutMs: http.headerTimeoutMs },
+    sessions: { maxSessions: http.maxSessions, idleMs: http.sessionIdleMs },
     modern,
     isModern: (params) => claimsModernEra(metaOf(params)),
     modernVersions: MODERN_VERSIONS,

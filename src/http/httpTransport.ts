@@ -81,9 +81,13 @@ export class HttpTransport {
     this.limits = { ...DEFAULT_HTTP_LIMITS, ...options.limits };
     this.sessions = new LegacySessions(options.openSession, { ...DEFAULT_SESSION_LIMITS, ...options.sessions });
     const handle = (req: IncomingMessage, res: ServerResponse): void => this.handle(req, res);
-    this.server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, handle) : createHttpServer(handle);
-    this.server.headersTimeout = this.limits.headersTimeoutMs;
-    this.server.requestTimeout = this.limits.requestTimeoutMs;
+    // Node checks the header and request timeouts every connectionsCheckingInterval (30 s by default): often enough to hold them.
+    const timing = {
+      headersTimeout: this.limits.headersTimeoutMs,
+      requestTimeout: Math.max(this.limits.requestTimeoutMs, this.limits.headersTimeoutMs + 1000),
+      connectionsCheckingInterval: Math.max(100, Math.min(1000, this.limits.headersTimeoutMs / 4)),
+    };
+    this.server = options.tls ? createHttpsServer({ ...timing, cert: options.tls.cert, key: options.tls.key }, handle) : createHttpServer(timing, handle);
     this.server.keepAliveTimeout = this.limits.keepAliveTimeoutMs;
     this.server.maxConnections = this.limits.maxConnections;
     this.server.maxHeadersCount = 100;

@@ -1,9 +1,10 @@
 // The official v2 SDK client (@modelcontextprotocol/client) connected to the
-// built server over stdio, with a log of the wire beside it. The log is how
+// built server over stdio or Streamable HTTP, with a log of the wire beside it. The log is how
 // the tests see what the server really sent: the SDK lifts the reserved
 // io.modelcontextprotocol/* keys out of what it hands to handlers, reads
 // -32002 and -32602 alike as ResourceNotFoundError, and drops progress that
 // it dispatches after the response.
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 import {
@@ -18,7 +19,9 @@ import {
   type JSONRPCRequest,
   type JSONRPCResultResponse,
   type RequestId,
+  StreamableHTTPClientTransport,
   SUBSCRIPTION_ID_META_KEY,
+  type Transport,
   type VersionNegotiationMode,
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -34,7 +37,7 @@ export class Wire {
   /** Called with each message once the transport has written it. */
   afterSend: ((message: JSONRPCMessage) => void) | undefined = undefined;
 
-  constructor(transport: StdioClientTransport) {
+  constructor(transport: Transport) {
     // Set before connect: Protocol.connect calls a handler it finds there before its own.
     transport.onmessage = (message) => void this.received.push(message);
     const send = transport.send.bind(transport);
@@ -88,14 +91,56 @@ export interface Connection {
   readonly wire: Wire;
 }
 
-/** Spawns `node dist/bin/diskprobe.js` and connects the SDK client to it, negotiating as `mode` says. */
-export async function connect(mode: VersionNegotiationMode): Promise<Connection> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [join(projectRoot, 'dist/bin/diskprobe.js')], stderr: 'pipe' });
-  // Read, so that the server never blocks on a full stderr pipe; its event lines are not what these tests check.
-  transport.stderr?.on('data', () => {});
+export type TransportKind = 'stdio' | 'http';
+
+/** `diskprobe serve --http 127.0.0.1:0`, and the URL it says it serves, once it says so. */
+async function startHttpServer(): Promise<{ url: URL; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [join(projectRoot, 'dist/bin/diskprobe.js'), 'serve', '--http', '127.0.0.1:0'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<URL>((resolve, reject) => {
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+      const match = /serving MCP on (http:\/\/\S+\/mcp)/.exec(stderr);
+      if (match) resolve(new URL(match[1]!));
+    });
+    void exited.then(() => reject(new Error(`the server exited before listening:\n${stderr}`)));
+  });
+  return {
+    url,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** Starts the built server (stdio: spawned by the transport; http: serve --http) and connects the SDK client to it, negotiating as `mode` says. */
+export async function connect(mode: VersionNegotiationMode, kind: TransportKind = 'stdio'): Promise<Connection> {
+  let transport: Transport;
+  let stop: (() => Promise<void>) | undefined;
+  if (kind === 'http') {
+    const server = await startHttpServer();
+    transport = new StreamableHTTPClientTransport(server.url);
+    stop = server.stop;
+  } else {
+    const stdio = new StdioClientTransport({ command: process.execPath, args: [join(projectRoot, 'dist/bin/diskprobe.js')], stderr: 'pipe' });
+    // Read, so that the server never blocks on a full stderr pipe; its event lines are not what these tests check.
+    stdio.stderr?.on('data', () => {});
+    transport = stdio;
+  }
   const wire = new Wire(transport);
   const client = new Client({ name: 'interop-test-v2', version: '1.0.0' }, { versionNegotiation: { mode } });
   client.onerror = (error) => void wire.errors.push(error);
+  if (stop !== undefined) {
+    const close = client.close.bind(client);
+    client.close = async () => {
+      await close();
+      await stop();
+    };
+  }
   try {
     await client.connect(transport);
   } catch (error) {
