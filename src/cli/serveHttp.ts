@@ -38,6 +38,15 @@ function readToken(http: HttpOptions): string | undefined {
   return token;
 }
 
+/** A PEM file for TLS; throws a message naming the flag and the file. */
+function readPem(path: string, flag: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    throw new Error(`cannot read ${flag} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
 /** Serves until SIGTERM or SIGINT, then answers what is in flight and resolves with the exit status. */
 export async function serveHttp(options: ServeOptions, http: HttpOptions): Promise<number> {
   const fail = (message: string): number => {
@@ -50,7 +59,7 @@ export async function serveHttp(options: ServeOptions, http: HttpOptions): Promi
   try {
     roots = new RootPolicy(options.roots);
     token = readToken(http);
-    if (http.tls !== undefined) tls = { cert: readFileSync(http.tls.cert), key: readFileSync(http.tls.key) };
+    if (http.tls !== undefined) tls = { cert: readPem(http.tls.cert, '--tls-cert'), key: readPem(http.tls.key, '--tls-key') };
   } catch (error) {
     return fail((error as Error).message);
   }

@@ -4,13 +4,14 @@
 // the security checks the spec's warning asks for (Origin, Host, the token,
 // loopback by default), the limits a slow or hostile client cannot get around
 // (body size, header time, connections, sessions), and shutdown.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { request } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { projectRoot } from '../helpers/system.js';
+import { announceSkip, has, projectRoot, tempDir } from '../helpers/system.js';
 
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
 const TOKEN = 'test-token-0123456789abcdef';
@@ -254,6 +255,54 @@ describe('serve --http: security', () => {
     expect(code).toBe(2);
     expect(stderr).toContain('is not a loopback address');
     expect(stderr).toContain('--token-file');
+  });
+});
+
+describe.skipIf(announceSkip('serve --http with TLS', has('openssl') ? undefined : 'no openssl to make a test certificate'))('serve --http: TLS', () => {
+  it('serves HTTPS with --tls-cert and --tls-key, and says so', async () => {
+    const dir = tempDir('diskprobe-tls-');
+    const made = spawnSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-days', '1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
+      { encoding: 'utf8' },
+    );
+    expect(made.status, made.stderr).toBe(0);
+    const server = await start(['--tls-cert', join(dir, 'cert.pem'), '--tls-key', join(dir, 'key.pem')]);
+    expect(server.stderr()).toContain(`serving MCP on https://127.0.0.1:${server.port}/mcp`);
+    const reply = await new Promise<Reply>((resolve, reject) => {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: META } });
+      const req = httpsRequest(
+        {
+          host: '127.0.0.1',
+          port: server.port,
+          path: '/mcp',
+          method: 'POST',
+          rejectUnauthorized: false,
+          headers: { ...JSON_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => {
+            text += chunk;
+          });
+          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+    expect(reply.status).toBe(200);
+    expect(JSON.parse(reply.body)).toMatchObject({ id: 1, result: { supportedVersions: ['2026-07-28'] } });
+  });
+
+  it('refuses --tls-cert without --tls-key, and a certificate it cannot read, with exit 2', async () => {
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, [join(projectRoot, 'dist/bin/diskprobe.js'), 'serve', '--http', '127.0.0.1:0', ...args], { encoding: 'utf8' });
+    const half = run(['--tls-cert', '/nonexistent.pem']);
+    expect([half.status, half.stderr.trim()]).toEqual([2, "diskprobe: options --tls-cert and --tls-key go together. Run 'diskprobe --help' for usage."]);
+    const missing = run(['--tls-cert', '/nonexistent-cert.pem', '--tls-key', '/nonexistent-key.pem']);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toContain('/nonexistent-cert.pem');
   });
 });
 
