@@ -31,6 +31,8 @@ export interface HttpOptions {
   readonly tls: { readonly cert: string; readonly key: string } | undefined;
   /** Connections open at once (--max-connections). */
   readonly maxConnections: number;
+  /** Requests answered at once, streams included (--max-requests). */
+  readonly maxRequests: number;
   /** 2025-era sessions open at once (--max-sessions). */
   readonly maxSessions: number;
   /** Milliseconds a session may stay idle before it is ended (--session-idle-timeout). */
@@ -39,7 +41,7 @@ export interface HttpOptions {
   readonly headerTimeoutMs: number;
 }
 
-export const HTTP_DEFAULTS = { maxConnections: 512, maxSessions: 256, sessionIdleMs: 600_000, headerTimeoutMs: 10_000 } as const;
+export const HTTP_DEFAULTS = { maxConnections: 512, maxRequests: 1024, maxSessions: 256, sessionIdleMs: 600_000, headerTimeoutMs: 10_000 } as const;
 
 /** What the command line asks for. */
 export type Command =
@@ -78,6 +80,8 @@ Options for serve:
   --tls-cert <path>, --tls-key <path>
                         Serve HTTPS with this PEM certificate and key
   --max-connections <n> Connections open at once (default ${HTTP_DEFAULTS.maxConnections})
+  --max-requests <n>    Requests answered at once, streams included; more get 503
+                        (default ${HTTP_DEFAULTS.maxRequests})
   --max-sessions <n>    2025-era sessions open at once (default ${HTTP_DEFAULTS.maxSessions})
   --session-idle-timeout <ms>
                         End a session idle this long (default ${HTTP_DEFAULTS.sessionIdleMs})
@@ -116,6 +120,7 @@ const SERVE_OPTIONS = {
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
   'max-connections': { type: 'string' },
+  'max-requests': { type: 'string' },
   'max-sessions': { type: 'string' },
   'session-idle-timeout': { type: 'string' },
   'header-timeout': { type: 'string' },
@@ -172,12 +177,23 @@ function parseListen(text: string): { host: string; port: number } {
 }
 
 type HttpValues = {
-  [K in 'http' | 'token-file' | 'tls-cert' | 'tls-key' | 'max-connections' | 'max-sessions' | 'session-idle-timeout' | 'header-timeout']?: string | undefined;
+  [K in 'http' | 'token-file' | 'tls-cert' | 'tls-key' | 'max-connections' | 'max-requests' | 'max-sessions' | 'session-idle-timeout' | 'header-timeout']?:
+    | string
+    | undefined;
 };
 
 function parseHttp(values: HttpValues): HttpOptions | undefined {
   if (values.http === undefined) {
-    for (const option of ['token-file', 'tls-cert', 'tls-key', 'max-connections', 'max-sessions', 'session-idle-timeout', 'header-timeout'] as const) {
+    for (const option of [
+      'token-file',
+      'tls-cert',
+      'tls-key',
+      'max-connections',
+      'max-requests',
+      'max-sessions',
+      'session-idle-timeout',
+      'header-timeout',
+    ] as const) {
       if (values[option] !== undefined) throw new UsageError(`option '--${option}' needs --http`);
     }
     return undefined;
@@ -190,6 +206,7 @@ function parseHttp(values: HttpValues): HttpOptions | undefined {
     tokenFile: values['token-file'],
     tls: cert !== undefined && key !== undefined ? { cert, key } : undefined,
     maxConnections: parseWholeNumber(values['max-connections'], 'max-connections', HTTP_DEFAULTS.maxConnections, 65_536, 'connections'),
+    maxRequests: parseWholeNumber(values['max-requests'], 'max-requests', HTTP_DEFAULTS.maxRequests, 1_048_576, 'requests'),
     maxSessions: parseWholeNumber(values['max-sessions'], 'max-sessions', HTTP_DEFAULTS.maxSessions, 65_536, 'sessions'),
     sessionIdleMs: parseWholeNumber(values['session-idle-timeout'], 'session-idle-timeout', HTTP_DEFAULTS.sessionIdleMs, INT32_MAX, 'milliseconds'),
     headerTimeoutMs: parseWholeNumber(values['header-timeout'], 'header-timeout', HTTP_DEFAULTS.headerTimeoutMs, 3_600_000, 'milliseconds'),

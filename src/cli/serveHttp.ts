@@ -87,7 +87,7 @@ export async function serveHttp(options: ServeOptions, http: HttpOptions): Promi
     tls,
     access: { loopback, token },
     maxMessageBytes: options.maxMessageBytes,
-    limits: { maxConnections: http.maxConnections, headersTimeoutMs: http.headerTimeoutMs },
+    limits: { maxConnections: http.maxConnections, maxInFlight: http.maxRequests, headersTimeoutMs: http.headerTimeoutMs },
     sessions: { maxSessions: http.maxSessions, idleMs: http.sessionIdleMs },
     modern,
     isModern: (params) => claimsModernEra(metaOf(params)),

@@ -346,6 +346,58 @@ describe('serve --http: limits', () => {
   });
 });
 
+describe('serve --http: what stdio has', () => {
+  it('applies --root exactly as on stdio', async () => {
+    const { port } = await start(['--root', '/tmp']);
+    const inside = await modern(port, 1, 'tools/call', { name: 'disk_usage', arguments: { path: '/tmp' } });
+    expect(JSON.parse(inside.body).result.isError).toBe(false);
+    const outside = await modern(port, 2, 'tools/call', { name: 'disk_usage', arguments: { path: '/etc' } });
+    expect(JSON.parse(outside.body).result).toMatchObject({ isError: true });
+    expect(JSON.parse(outside.body).result.content[0].text).toMatch(/^EACCES: \/etc: outside the allowed roo/);
+  });
+});
+
+/** Opens a subscriptions/listen stream; resolves once it is acknowledged, with a way to read the rest. */
+function listen(port: number, id: number): Promise<{ rest: Promise<string> }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: 'POST',
+        agent: false,
+        headers: { ...JSON_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' },
+      },
+      (res) => {
+        let text = '';
+        let acknowledged = false;
+        const rest = new Promise<string>((done) => res.on('end', () => done(text)));
+        res.setEncoding('utf8').on('data', (chunk: string) => {
+          text += chunk;
+          if (!acknowledged && text.includes('notifications/subscriptions/acknowledged')) {
+            acknowledged = true;
+            resolve({ rest });
+          }
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { notifications: { resourcesListChanged: true }, _meta: META } }));
+  });
+}
+
+describe('serve --http: requests in flight', () => {
+  it('answers 503 with Retry-After beyond --max-requests, streams included', async () => {
+    const server = await start(['--max-requests', '2']);
+    await listen(server.port, 1);
+    await listen(server.port, 2);
+    const refused = await modern(server.port, 3, 'server/discover');
+    expect([refused.status, refused.headers['retry-after']]).toEqual([503, '1']);
+    expect(errorOf(refused).message).toContain('2 requests are in flight');
+  });
+});
+
 describe('serve --http: shutdown', () => {
   it('on SIGTERM ends a subscriptions/listen stream with its result, and exits 0', async () => {
     const server = await start();
