@@ -11,7 +11,10 @@ import { legacyStatus, modernStatus } from '../../dist/http/httpErrors.js';
 
 const servers: Array<ReturnType<typeof createServer>> = [];
 afterEach(() => {
-  for (const server of servers.splice(0)) server.closeAllConnections(), server.close();
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    server.close();
+  }
 });
 
 /** A server whose one request is handed to `use` as an Exchange; resolves with its port. */
