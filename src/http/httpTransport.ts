@@ -201,7 +201,7 @@ export class HttpTransport {
       return;
     }
     if (Array.isArray(value)) {
-      refuse(res, 400, RpcError.invalidRequest('batches are not accepted over HTTP: send each message in a POST of its own'));
+      this.batchPost(req, res, value, text.length);
       return;
     }
     const classified = classify(value);
@@ -300,6 +300,32 @@ export class HttpTransport {
       return;
     }
     session.request(value, length, classified.message.id, res, false);
+  }
+
+  /**
+   * A JSON array: a batch, which only a 2025-03-26 session takes (its
+   * transport allowed them; 2025-06-18 removed them, and 2026-07-28 has
+   * none). The batch's answers come back as one array, on this POST.
+   */
+  private batchPost(req: IncomingMessage, res: ServerResponse, value: unknown[], length: number): void {
+    const sessionId = req.headers['mcp-session-id'];
+    const session = typeof sessionId === 'string' ? this.sessions.get(sessionId) : undefined;
+    if (typeof sessionId === 'string' && session === undefined) {
+      refuse(res, 404, transportError('no such session: it ended or never was; send initialize again, without Mcp-Session-Id'));
+      return;
+    }
+    if (session === undefined || !session.acceptsBatch() || value.length === 0) {
+      const why = value.length === 0 ? 'an empty batch' : 'batches are accepted only in a 2025-03-26 session: send each message in a POST of its own';
+      refuse(res, 400, RpcError.invalidRequest(why));
+      return;
+    }
+    const ids = value.map((item) => classify(item)).flatMap((item) => (item.kind === 'request' ? [item.message.id] : []));
+    const taken = ids.find((id, index) => session.has(id) || ids.indexOf(id) !== index);
+    if (taken !== undefined) {
+      refuse(res, 400, RpcError.invalidRequest(`id ${JSON.stringify(taken)} is already in use by a request in progress`));
+      return;
+    }
+    session.batch(value, length, ids, res);
   }
 
   private get(req: IncomingMessage, res: ServerResponse): void {

@@ -43,6 +43,8 @@ export class LegacySession {
   private readonly dispatcher: Dispatcher;
   /** The POSTs waiting for their answers, by request id. */
   private readonly exchanges = new Map<RequestId, Exchange>();
+  /** The request ids of each batch in flight, so that its one answer frees them all. */
+  private readonly batchIds = new Map<Exchange, readonly RequestId[]>();
   /** The GET stream: the session's notifications that belong to no request. */
   private stream: Exchange | undefined;
   private closed = false;
@@ -76,6 +78,28 @@ export class LegacySession {
     // Closing the stream is no cancellation in this era (basic/transports.mdx): the answer just has nowhere to go.
     exchange.onAbandoned = () => this.exchanges.delete(id);
     this.exchanges.set(id, exchange);
+    this.dispatcher.handleParsed(value, length);
+  }
+
+  /** Whether the agreed version takes batches (2025-03-26). */
+  acceptsBatch(): boolean {
+    return this.server.handlers.acceptsBatch();
+  }
+
+  /** A batch whose requests have `ids`: answered with one array on `res`, or 202 if it holds no request. */
+  batch(value: unknown[], length: number, ids: readonly RequestId[], res: ServerResponse): void {
+    this.lastActive = performance.now();
+    const exchange = new Exchange(res, legacyStatus);
+    if (ids.length === 0) {
+      this.dispatcher.handleParsed(value, length);
+      exchange.accepted();
+      return;
+    }
+    exchange.onAbandoned = () => {
+      for (const id of ids) this.exchanges.delete(id);
+    };
+    for (const id of ids) this.exchanges.set(id, exchange);
+    this.batchIds.set(exchange, ids);
     this.dispatcher.handleParsed(value, length);
   }
 
@@ -117,11 +141,11 @@ export class LegacySession {
   }
 
   private deliver(response: Response | Response[]): void {
-    const single = Array.isArray(response) ? response[0] : response;
-    const id = single?.id;
-    const exchange = id === null || id === undefined ? undefined : this.exchanges.get(id);
-    if (exchange === undefined) return; // its client went away
-    this.exchanges.delete(id!);
+    const known = (Array.isArray(response) ? response : [response]).find((item) => item.id !== null && this.exchanges.has(item.id));
+    if (known === undefined) return; // its client went away
+    const exchange = this.exchanges.get(known.id!)!;
+    for (const id of this.batchIds.get(exchange) ?? [known.id!]) this.exchanges.delete(id);
+    this.batchIds.delete(exchange);
     this.lastActive = performance.now();
     exchange.respond(response);
   }

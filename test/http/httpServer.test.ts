@@ -206,6 +206,44 @@ describe('serve --http, 2025-11-25: sessions', () => {
     expect(errorOf(none).message).toContain('no Mcp-Session-Id');
   });
 
+  it('takes a batch in a 2025-03-26 session, answering it with one array, and refuses one in a later version', async () => {
+    const { port } = await start();
+    const open = async (version: string): Promise<string> => {
+      const opened = await send(
+        port,
+        'POST',
+        JSON_HEADERS,
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        }),
+      );
+      const session = opened.headers['mcp-session-id'] as string;
+      await inSession(port, session, { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-protocol-version': version });
+      return session;
+    };
+    const old = await open('2025-03-26');
+    const batch = [
+      { jsonrpc: '2.0', id: 10, method: 'ping' },
+      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'x', progress: 1 } },
+      { jsonrpc: '2.0', id: 11, method: 'tools/list' },
+    ];
+    const answered = await send(port, 'POST', { ...JSON_HEADERS, 'mcp-session-id': old, 'mcp-protocol-version': '2025-03-26' }, JSON.stringify(batch));
+    expect(answered.status).toBe(200);
+    const answers = JSON.parse(answered.body) as Array<{ id: number; result: unknown }>;
+    expect(answers.map((answer) => answer.id).sort()).toEqual([10, 11]);
+    const notes = await send(port, 'POST', { ...JSON_HEADERS, 'mcp-session-id': old, 'mcp-protocol-version': '2025-03-26' }, JSON.stringify([batch[1]]));
+    expect(notes.status).toBe(202);
+    const later = await open('2025-11-25');
+    const refused = await send(port, 'POST', { ...JSON_HEADERS, 'mcp-session-id': later }, JSON.stringify(batch));
+    expect([refused.status, errorOf(refused).message]).toEqual([
+      400,
+      'Invalid Request: batches are accepted only in a 2025-03-26 session: send each message in a POST of its own',
+    ]);
+  });
+
   it('bounds the sessions: beyond --max-sessions, 503; idle past --session-idle-timeout, ended', async () => {
     const { port } = await start(['--max-sessions', '2', '--session-idle-timeout', '200']);
     const first = (await initialize(port)).headers['mcp-session-id'] as string;
