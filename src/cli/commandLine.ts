@@ -3,6 +3,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 
 import { isLogLevel, LOG_LEVELS, type LogLevel } from '../mcp/logging.js';
+import { DEFAULT_FS_TYPES_EXCLUDE, DEFAULT_MOUNT_POINTS_EXCLUDE } from '../metrics/exclusions.js';
 import { DEFAULT_TIMEOUT_MS, INT32_MAX, MAX_TIMEOUT_MS } from '../probe/limits.js';
 import type { DfOptions } from './df.js';
 
@@ -48,7 +49,24 @@ export type Command =
   | { readonly kind: 'help' }
   | { readonly kind: 'version' }
   | { readonly kind: 'serve'; readonly options: ServeOptions }
-  | { readonly kind: 'df'; readonly options: DfOptions };
+  | { readonly kind: 'df'; readonly options: DfOptions }
+  | { readonly kind: 'metrics'; readonly options: MetricsOptions };
+
+/** `diskprobe metrics`: print the exposition once, or serve GET /metrics (--listen). */
+export interface MetricsOptions {
+  /** Serve GET /metrics here; undefined: print once and exit. */
+  readonly listen: { readonly host: string; readonly port: number } | undefined;
+  /** Milliseconds a scrape may take, unless Prometheus says less (X-Prometheus-Scrape-Timeout-Seconds). */
+  readonly timeout: number;
+  /** The filesystem families' prefix (--prefix): node_filesystem by default. */
+  readonly prefix: string;
+  readonly mountPointsExclude: RegExp;
+  readonly fsTypesExclude: RegExp;
+  /** A file holding the bearer token; DISKPROBE_TOKEN may give it instead. */
+  readonly tokenFile: string | undefined;
+  /** Listen off loopback without a token (--allow-remote): the network is trusted. */
+  readonly allowRemote: boolean;
+}
 
 /** A command line that cannot be run: exit status 2, and a pointer to --help. */
 export class UsageError extends Error {
@@ -56,6 +74,8 @@ export class UsageError extends Error {
 }
 
 const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+/** A scrape's default budget, under Prometheus's default scrape timeout of 10 s. */
+export const METRICS_TIMEOUT_MS = 5000;
 
 export const USAGE = `Usage: diskprobe [command] [options]
 
@@ -87,6 +107,20 @@ Options for serve:
                         End a session idle this long (default ${HTTP_DEFAULTS.sessionIdleMs})
   --header-timeout <ms> Cut a client that takes longer to send its headers
                         (default ${HTTP_DEFAULTS.headerTimeoutMs})
+
+  metrics [options]     Print disk usage as Prometheus metrics, with node_exporter's
+                        filesystem names, once; or serve them (--listen)
+
+Options for metrics:
+  --listen [host:]port  Serve GET /metrics here (127.0.0.1 unless a host is given)
+  --timeout <ms>        Longest a scrape may take (default ${METRICS_TIMEOUT_MS}); a mount that has
+                        not answered by then is reported as "mountpoint timeout"
+  --prefix <name>       Name the filesystem families <name>_size_bytes, ... instead of
+                        node_filesystem_..., for use beside node_exporter's own collector
+  --mount-points-exclude <regex>, --fs-types-exclude <regex>
+                        Which mounts to leave out (node_exporter's defaults)
+  --token-file <path>   Require this bearer token (or DISKPROBE_TOKEN) on every scrape
+  --allow-remote        Listen off loopback without a token
 
 Options for df:
   --json                Print exact JSON (integers, even above 2^53) instead of a table
@@ -124,6 +158,18 @@ const SERVE_OPTIONS = {
   'max-sessions': { type: 'string' },
   'session-idle-timeout': { type: 'string' },
   'header-timeout': { type: 'string' },
+} as const;
+
+const METRICS_OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
+  listen: { type: 'string' },
+  timeout: { type: 'string' },
+  prefix: { type: 'string' },
+  'mount-points-exclude': { type: 'string' },
+  'fs-types-exclude': { type: 'string' },
+  'token-file': { type: 'string' },
+  'allow-remote': { type: 'boolean' },
 } as const;
 
 const DF_OPTIONS = {
@@ -167,11 +213,11 @@ function parseTimeout(text: string | undefined, option = 'timeout'): number {
 }
 
 /** `[host:]port`: an IPv4 address or name, or a bracketed IPv6 address, then a port from 0 to 65535. */
-function parseListen(text: string): { host: string; port: number } {
+function parseListen(text: string, option = 'http'): { host: string; port: number } {
   const match = /^(?:(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):)?(\d{1,5})$/.exec(text);
   const port = match ? Number(match[2]) : NaN;
   if (!match || !(port <= 65535)) {
-    throw new UsageError(`option '--http' needs [host:]port, such as 8080, 127.0.0.1:8080 or [::1]:8080, not '${text}'`);
+    throw new UsageError(`option '--${option}' needs [host:]port, such as 8080, 127.0.0.1:8080 or [::1]:8080, not '${text}'`);
   }
   return { host: (match[1] ?? '127.0.0.1').replace(/^\[(.*)\]$/, '$1'), port };
 }
@@ -231,6 +277,37 @@ function parseServe(args: string[]): Command {
   };
 }
 
+function parseRegex(text: string | undefined, option: string, fallback: string): RegExp {
+  try {
+    return new RegExp(text ?? fallback, 'u');
+  } catch (error) {
+    throw new UsageError(`option '--${option}' is not a valid regular expression: ${(error as Error).message}`);
+  }
+}
+
+function parseMetrics(args: string[]): Command {
+  const { values } = strictParse(args, METRICS_OPTIONS, false);
+  if (values.help === true) return { kind: 'help' };
+  if (values.version === true) return { kind: 'version' };
+  const prefix = values.prefix ?? 'node_filesystem';
+  if (!/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(prefix)) throw new UsageError(`option '--prefix' must be a metric name ([a-zA-Z_:][a-zA-Z0-9_:]*), not '${prefix}'`);
+  for (const option of ['token-file', 'allow-remote'] as const) {
+    if (values[option] !== undefined && values.listen === undefined) throw new UsageError(`option '--${option}' needs --listen`);
+  }
+  return {
+    kind: 'metrics',
+    options: {
+      listen: values.listen === undefined ? undefined : parseListen(values.listen, 'listen'),
+      timeout: parseWholeNumber(values.timeout, 'timeout', METRICS_TIMEOUT_MS, MAX_TIMEOUT_MS, 'milliseconds'),
+      prefix,
+      mountPointsExclude: parseRegex(values['mount-points-exclude'], 'mount-points-exclude', DEFAULT_MOUNT_POINTS_EXCLUDE),
+      fsTypesExclude: parseRegex(values['fs-types-exclude'], 'fs-types-exclude', DEFAULT_FS_TYPES_EXCLUDE),
+      tokenFile: values['token-file'],
+      allowRemote: values['allow-remote'] === true,
+    },
+  };
+}
+
 function parseDf(args: string[]): Command {
   const { values, positionals } = strictParse(args, DF_OPTIONS, true);
   if (values.help === true) return { kind: 'help' };
@@ -257,6 +334,7 @@ export function parseCommandLine(args: readonly string[]): Command {
   if (options.includes('--version')) return { kind: 'version' };
   if (first === 'df') return parseDf(rest);
   if (first === 'serve') return parseServe(rest);
+  if (first === 'metrics') return parseMetrics(rest);
   // No command: the server, which is what MCP hosts start (npx -y diskprobe).
   if (first === undefined || first.startsWith('-')) return parseServe([...args]);
   throw new UsageError(`unknown command '${first}'`);

@@ -32,6 +32,10 @@ async function run(command: Command): Promise<number> {
       const { serve } = await import('./serve.js');
       return serve(command.options);
     }
+    case 'metrics': {
+      const { metrics } = await import('./metrics.js');
+      return metrics(command.options);
+    }
     case 'df': {
       const output = { stdout: process.stdout, stderr: process.stderr };
       // Here, when every probe can be answered on this thread, where none

@@ -306,8 +306,8 @@ export interface DfMountsOptions {
   /** Milliseconds each probe may take. */
   readonly timeout: number;
   readonly signal?: AbortSignal | CancelSignal;
-  /** Which mount points to consider (and probe); by default all. */
-  readonly include?: (mountPoint: string) => boolean;
+  /** Which mounts to consider (and probe); by default all. */
+  readonly include?: (mountPoint: string, entry: MountEntry) => boolean;
   /** Told as each probe settles: how many have, of how many probed. */
   readonly onProgress?: (done: number, total: number, mountPoint: string) => void;
   /**
@@ -336,7 +336,7 @@ export async function dfMounts(options: DfMountsOptions & { readonly bigint?: bo
   const bigint = options.bigint === true;
   const table = tables.fresh();
   const listed = options.all === true ? table.entries : table.dfCandidates();
-  const candidates = include === undefined ? listed : listed.filter((entry) => include(entry.mountPoint));
+  const candidates = include === undefined ? listed : listed.filter((entry) => include(entry.mountPoint, entry));
   const outcomes = new Array<DfMount<number | bigint>>(candidates.length);
   // One pass: on the calling thread every mount whose probe cannot block
   // (its point's walk and its statfs read only memory), one statvfs each;

@@ -1,0 +1,68 @@
+// `diskprobe metrics`: node_exporter's filesystem metrics, exact and never
+// hanging, printed once (for cron and node_exporter's textfile collector) or
+// served on GET /metrics (--listen). Where the metrics face meets the probe.
+import { readFileSync } from 'node:fs';
+
+import { isLoopbackHost } from '../http/access.js';
+import { render } from '../metrics/exposition.js';
+import { collectFilesystems } from '../metrics/filesystemMetrics.js';
+import { MetricsServer } from '../metrics/metricsServer.js';
+import type { MetricsOptions } from './commandLine.js';
+import { packageVersion } from './packageVersion.js';
+
+function readToken(options: MetricsOptions): string | undefined {
+  if (options.tokenFile !== undefined) {
+    const token = readFileSync(options.tokenFile, 'utf8').split(/\r?\n/)[0]!.trim();
+    if (token.length < 16) throw new Error(`--token-file ${options.tokenFile}: the token on its first line is shorter than 16 characters`);
+    return token;
+  }
+  return process.env.DISKPROBE_TOKEN || undefined;
+}
+
+export async function metrics(options: MetricsOptions): Promise<number> {
+  const collect = (budgetMs: number) =>
+    collectFilesystems({
+      timeoutMs: budgetMs,
+      mountPointsExclude: options.mountPointsExclude,
+      fsTypesExclude: options.fsTypesExclude,
+      prefix: options.prefix,
+      version: packageVersion(),
+    });
+  if (options.listen === undefined) {
+    process.stdout.write(render(await collect(options.timeout), 'text'));
+    return 0;
+  }
+  const fail = (message: string): number => {
+    process.stderr.write(`diskprobe: ${message}\n`);
+    return 2;
+  };
+  let token: string | undefined;
+  try {
+    token = readToken(options);
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+  const { host, port } = options.listen;
+  const loopback = isLoopbackHost(host);
+  if (!loopback && token === undefined && !options.allowRemote) {
+    return fail(
+      `--listen ${host}:${port} is not a loopback address: give --token-file <path> (or DISKPROBE_TOKEN) for Prometheus to send, or --allow-remote where the network is trusted`,
+    );
+  }
+  const log = (line: string): void => void process.stderr.write(`${line}\n`);
+  const server = new MetricsServer({ host, port, access: { loopback, token }, timeoutMs: options.timeout, collect, log });
+  let address: { address: string; port: number };
+  try {
+    address = await server.listen();
+  } catch (error) {
+    return fail(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
+  }
+  const shown = address.address.includes(':') ? `[${address.address}]` : address.address;
+  log(`diskprobe: serving metrics on http://${shown}:${address.port}/metrics${token ? ' (bearer token required)' : ''}`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
+  });
+  await server.stop();
+  return 0;
+}
