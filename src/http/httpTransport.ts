@@ -20,6 +20,7 @@ import { type AccessPolicy, checkAccess } from './access.js';
 import { Exchange } from './exchange.js';
 import { modernStatus, refuse, transportError } from './httpErrors.js';
 import { LegacySessions, type OpenSession, type SessionLimits } from './legacySessions.js';
+import { listenOn, stopAccepting } from './listening.js';
 import { checkModernHeaders } from './modernHeaders.js';
 
 export interface HttpTransportOptions {
@@ -95,13 +96,7 @@ export class HttpTransport {
 
   /** Listens; resolves with the address, or rejects with the reason it cannot (EADDRINUSE, EACCES). */
   listen(): Promise<AddressInfo> {
-    return new Promise((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(this.options.port, this.options.host, () => {
-        this.server.removeListener('error', reject);
-        resolve(this.server.address() as AddressInfo);
-      });
-    });
+    return listenOn(this.server, this.options.host, this.options.port);
   }
 
   /**
@@ -111,8 +106,7 @@ export class HttpTransport {
    */
   async stop(): Promise<void> {
     this.stopping = true;
-    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    this.server.closeIdleConnections();
+    const closed = stopAccepting(this.server);
     this.options.modern.shutdown();
     await Promise.all([...this.waiting, this.sessions.idle()]);
     this.sessions.closeAll();

@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 
 import { type AccessPolicy, checkAccess } from '../http/access.js';
+import { listenOn, stopAccepting } from '../http/listening.js';
 import { CONTENT_TYPES, type Family, negotiate, render } from './exposition.js';
 
 /** Scrapes answered at once; more get 503 (Prometheus scrapes a target once an interval). */
@@ -51,19 +52,11 @@ export class MetricsServer {
   }
 
   listen(): Promise<AddressInfo> {
-    return new Promise((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(this.options.port, this.options.host, () => {
-        this.server.removeListener('error', reject);
-        resolve(this.server.address() as AddressInfo);
-      });
-    });
+    return listenOn(this.server, this.options.host, this.options.port);
   }
 
-  async stop(): Promise<void> {
-    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    this.server.closeIdleConnections();
-    await closed;
+  stop(): Promise<void> {
+    return stopAccepting(this.server);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
