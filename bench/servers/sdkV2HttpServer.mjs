@@ -4,26 +4,15 @@
 // @modelcontextprotocol/node), with the Origin and Host checks the SDK asks
 // for in front, and the same disk_usage tool as sdkV2Server.mjs.
 // Prints "listening PORT" on stdout once it listens on 127.0.0.1.
-import { statfs } from 'node:fs/promises';
 import { createServer } from 'node:http';
 
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
-import * as z from 'zod/v4';
+import { createMcpHandler } from '@modelcontextprotocol/server';
 
-import { usageText } from './usageText.mjs';
+import { sdkV2DiskUsageServer } from './sdkV2Reference.mjs';
 
 const handler = createMcpHandler(() => {
-  const server = new McpServer({ name: 'sdk-v2-http-reference', version: '1' });
-  server.registerTool(
-    'disk_usage',
-    {
-      description: 'How full the file system holding a path is.',
-      inputSchema: z.object({ path: z.string().describe('Absolute path of a mount point, directory or file') }),
-    },
-    async ({ path }) => ({ content: [{ type: 'text', text: usageText(path, await statfs(path)) }], isError: false }),
-  );
-  return server;
+  return sdkV2DiskUsageServer('sdk-v2-http-reference');
 });
 const serve = toNodeHandler(handler);
 const http = createServer((req, res) => void serve(req, res));

@@ -5,7 +5,7 @@
 // loopback by default), the limits a slow or hostile client cannot get around
 // (body size, header time, connections, sessions), and shutdown.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { request } from 'node:http';
+import { type IncomingMessage, request } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -58,16 +58,24 @@ interface Reply {
   readonly body: string;
 }
 
+/** Reads a response whole, into `resolve`. */
+const readReply =
+  (resolve: (reply: Reply) => void) =>
+  (res: IncomingMessage): void => {
+    let text = '';
+    res.setEncoding('utf8').on('data', (chunk: string) => {
+      text += chunk;
+    });
+    res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+  };
+
 /** One request over its own connection, headers exactly as given (Host too). */
 function send(port: number, method: string, headers: Record<string, string>, body?: string): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/mcp', method, headers: { host: `127.0.0.1:${port}`, ...headers }, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => {
-        text += chunk;
-      });
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
-    });
+    const req = request(
+      { host: '127.0.0.1', port, path: '/mcp', method, headers: { host: `127.0.0.1:${port}`, ...headers }, agent: false },
+      readReply(resolve),
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -318,13 +326,7 @@ describe.skipIf(announceSkip('serve --http with TLS', has('openssl') ? undefined
           rejectUnauthorized: false,
           headers: { ...JSON_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
         },
-        (res) => {
-          let text = '';
-          res.setEncoding('utf8').on('data', (chunk: string) => {
-            text += chunk;
-          });
-          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
-        },
+        readReply(resolve),
       );
       req.on('error', reject);
       req.end(body);
