@@ -1,10 +1,16 @@
 #!/usr/bin/env node
 // The diskprobe command: reads the command line and hands off to the
 // command. Exit statuses: 0 success, 1 a probe failed, 2 a usage error.
-// The status goes to process.exitCode, never process.exit(), so piped
-// output is flushed before the process ends.
+// The status goes to process.exitCode, so piped output is flushed before
+// the process ends; servers alone end by process.exit, once their output is
+// flushed (exitServer in stopSignals.ts says why).
+
+// First, before any other module is evaluated: SIGTERM and SIGINT are handled from here on.
+import './stopSignals.js';
+
 import { type Command, parseCommandLine, USAGE, UsageError } from './commandLine.js';
 import { packageVersion } from './packageVersion.js';
+import { exitServer, releaseStopSignals } from './stopSignals.js';
 
 /**
  * A reader that went away (`diskprobe df | head -1`) ends the command
@@ -18,7 +24,13 @@ function watchStdout(): void {
   });
 }
 
+/** Whether `command` runs until it is stopped, and so answers SIGTERM and SIGINT by finishing its work and exiting 0. */
+function isServer(command: Command): boolean {
+  return command.kind === 'serve' || (command.kind === 'metrics' && command.options.listen !== undefined);
+}
+
 async function run(command: Command): Promise<number> {
+  if (!isServer(command)) releaseStopSignals();
   // The server handles its own stdout (a host that goes away is no error there).
   if (command.kind !== 'serve') watchStdout();
   switch (command.kind) {
@@ -30,11 +42,12 @@ async function run(command: Command): Promise<number> {
       return 0;
     case 'serve': {
       const { serve } = await import('./serve.js');
-      return serve(command.options);
+      return exitServer(await serve(command.options));
     }
     case 'metrics': {
       const { metrics } = await import('./metrics.js');
-      return metrics(command.options);
+      const status = await metrics(command.options);
+      return isServer(command) ? exitServer(status) : status;
     }
     case 'df': {
       const output = { stdout: process.stdout, stderr: process.stderr };
@@ -56,6 +69,7 @@ async function main(args: readonly string[]): Promise<number> {
     command = parseCommandLine(args);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
+    releaseStopSignals();
     process.stderr.write(`diskprobe: ${error.message}. Run 'diskprobe --help' for usage.\n`);
     return 2;
   }

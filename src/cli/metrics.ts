@@ -9,6 +9,7 @@ import { collectFilesystems } from '../metrics/filesystemMetrics.js';
 import { MetricsServer } from '../metrics/metricsServer.js';
 import type { MetricsOptions } from './commandLine.js';
 import { packageVersion } from './packageVersion.js';
+import { stopSignal } from './stopSignals.js';
 
 function readToken(options: MetricsOptions): string | undefined {
   if (options.tokenFile !== undefined) {
@@ -59,10 +60,8 @@ export async function metrics(options: MetricsOptions): Promise<number> {
   }
   const shown = address.address.includes(':') ? `[${address.address}]` : address.address;
   log(`diskprobe: serving metrics on http://${shown}:${address.port}/metrics${token ? ' (bearer token required)' : ''}`);
-  await new Promise<void>((resolve) => {
-    process.once('SIGTERM', resolve);
-    process.once('SIGINT', resolve);
-  });
+  // At once if the signal came while starting; the signals stay handled to the end (stopSignals.ts).
+  await stopSignal();
   await server.stop();
   return 0;
 }

@@ -12,6 +12,7 @@ import { systemInfoTool } from '../mcp/tools/systemInfoTool.js';
 import { StdioTransport } from '../stdioTransport.js';
 import type { ServeOptions } from './commandLine.js';
 import { packageVersion } from './packageVersion.js';
+import { onStopSignal } from './stopSignals.js';
 
 /** stdout belongs to the protocol: a stray console.log must not corrupt it. */
 function keepConsoleOffStdout(): void {
@@ -73,7 +74,7 @@ function pipeReader(fd: number): (() => Buffer | undefined) | undefined {
   };
 }
 
-/** Serves until stdin ends (or SIGTERM/SIGINT), answers what was received, and resolves with the exit status. */
+/** Serves until stdin ends (or SIGTERM/SIGINT at any moment), answers what was received, and resolves with the exit status. */
 export async function serve(options: ServeOptions): Promise<number> {
   if (options.http !== undefined) {
     const { serveHttp } = await import('./serveHttp.js');
@@ -117,20 +118,18 @@ export async function serve(options: ServeOptions): Promise<number> {
     () => transport.settled(),
   );
 
-  // SIGTERM and SIGINT end the input as EOF does: finish what was asked, then exit.
-  const stop = (): void => transport.endInput?.();
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-
-  await transport.run(dispatcher);
+  const running = transport.run(dispatcher);
+  // SIGTERM and SIGINT end the input as EOF does: finish what was asked, then
+  // exit. One that came during start-up ends it now, after what stdin holds.
+  // The signals stay handled to the end (stopSignals.ts).
+  onStopSignal(() => transport.endInput?.());
+  await running;
   // Open subscriptions/listen streams end with their graceful-close result, then every other request is answered.
   server.shutdown();
   await dispatcher.idle();
   await transport.flush();
   server.close();
   process.stdin.destroy();
-  process.removeListener('SIGTERM', stop);
-  process.removeListener('SIGINT', stop);
   reportEventLoop?.();
   return 0;
 }

@@ -18,6 +18,7 @@ import { systemInfoTool } from '../mcp/tools/systemInfoTool.js';
 import { MODERN_VERSIONS } from '../mcp/versions.js';
 import type { HttpOptions, ServeOptions } from './commandLine.js';
 import { packageVersion } from './packageVersion.js';
+import { stopSignal } from './stopSignals.js';
 
 const TOOLS = [diskUsageTool, listMountsTool, systemInfoTool];
 
@@ -113,10 +114,8 @@ export async function serveHttp(options: ServeOptions, http: HttpOptions): Promi
   }
   const shown = address.address.includes(':') ? `[${address.address}]` : address.address;
   log(`diskprobe: serving MCP on ${tls ? 'https' : 'http'}://${shown}:${address.port}/mcp${token ? ' (bearer token required)' : ''}`);
-  await new Promise<void>((resolve) => {
-    process.once('SIGTERM', resolve);
-    process.once('SIGINT', resolve);
-  });
+  // At once if the signal came while starting; the signals stay handled to the end (stopSignals.ts).
+  await stopSignal();
   await transport.stop();
   modern.close();
   return 0;

@@ -55,6 +55,7 @@ export class MetricsServer {
     return listenOn(this.server, this.options.host, this.options.port);
   }
 
+  /** Answers the scrapes in flight, then closes every connection. */
   stop(): Promise<void> {
     return stopAccepting(this.server);
   }

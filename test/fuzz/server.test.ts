@@ -134,7 +134,7 @@ async function runServer(era: Era, input: Buffer, sizes: number[], sigtermAfter?
     await write(initialized);
   } else {
     // The probe a dual-era client sends first (stdio.mdx, "Backward Compatibility"); its answer also
-    // says the server is up, which matters for SIGTERM: until serve() is listening, a signal kills it.
+    // says the server is up, which matters for SIGTERM: in Node's own start-up, before the command's first statement, a signal kills it.
     const probe = Buffer.from(`{"jsonrpc":"2.0","id":"probe","method":"server/discover","params":{"_meta":${goodMeta()}}}\n`);
     written.push(probe);
     await write(probe);

@@ -456,7 +456,7 @@ describe('serve --http: shutdown', () => {
           let signalled = false;
           res.setEncoding('utf8').on('data', (chunk: string) => {
             text += chunk;
-            // Once: a second SIGTERM during shutdown ends the process at once, as a second Ctrl-C would.
+            // Once is enough: a second signal during shutdown changes nothing (stopSignals.ts).
             if (!signalled && text.includes('notifications/subscriptions/acknowledged')) {
               signalled = true;
               server.child.kill('SIGTERM');

@@ -1,0 +1,290 @@
+// SIGTERM and SIGINT at any moment of a server's life end it with exit 0,
+// after answering what it had read (issue 17): the stdio server, the HTTP
+// server and `metrics --listen`, each signalled at a sweep of delays from
+// its spawn, many runs each, and the stdio server also right after its
+// stdin closes, as some hosts do.
+//
+// The one window no JS program can close is Node's own start-up, before the
+// first statement runs: Node resets every signal's disposition then. The
+// command says on stderr when its handlers are in place
+// (DISKPROBE_DEBUG_SIGNALS=1), so a run killed by the signal passes only if
+// that line is absent: it died in Node's start-up, not in a gap of ours.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { Agent, request } from 'node:http';
+
+import { describe, expect, it } from 'vitest';
+
+import { announceSkip } from '../helpers/system.js';
+import { serverPath, sleep } from './mcpClient.js';
+
+const HANDLED = /diskprobe: stop signals handled from ([\d.]+) ms/;
+/** Delays from spawn to signal, in ms: Node's start-up, the command's, and running. */
+const DELAYS = [0, 1, 2, 5, 10, 20, 40, 60, 80, 100, 120, 140, 160, 180, 200, 250, 300, 400];
+const RUNS_PER_DELAY = 4;
+/** Runs at once: enough to sweep quickly, few enough to keep start-up times real on 2 cores. */
+const PARALLEL = 2;
+const EXIT_LIMIT_MS = 5000;
+
+interface Run {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** When the handlers were in place, in ms from Node's start; undefined if never. */
+  readonly handledFromMs: number | undefined;
+}
+
+function launch(args: readonly string[]): { child: ChildProcess; done: Promise<Run>; stdout: () => string } {
+  const child = spawn(process.execPath, [serverPath, ...args], {
+    env: { ...process.env, DISKPROBE_DEBUG_SIGNALS: '1' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdin!.on('error', () => {});
+  const done = new Promise<Run>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`diskprobe ${args.join(' ')} did not exit within ${EXIT_LIMIT_MS} ms of the signal:\n${stderr}`));
+    }, EXIT_LIMIT_MS + 1000);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const match = HANDLED.exec(stderr);
+      resolve({ code, signal, stdout, stderr, handledFromMs: match ? Number(match[1]) : undefined });
+    });
+  });
+  return { child, done, stdout: () => stdout };
+}
+
+/** Whether `run` ended as it must: exit 0, or killed before any JS of ours could handle the signal. */
+function endedWell(run: Run, signal: NodeJS.Signals): boolean {
+  if (run.code === 0 && run.signal === null) return true;
+  return run.signal === signal && run.handledFromMs === undefined;
+}
+
+/** Runs `one` for every delay and signal, RUNS_PER_DELAY times, PARALLEL at once. */
+async function sweep(one: (delay: number, signal: NodeJS.Signals) => Promise<Run>): Promise<Array<{ delay: number; signal: NodeJS.Signals; run: Run }>> {
+  const jobs = DELAYS.flatMap((delay) =>
+    (['SIGTERM', 'SIGINT'] as const).flatMap((signal) => Array.from({ length: RUNS_PER_DELAY / 2 }, () => ({ delay, signal }))),
+  );
+  const results: Array<{ delay: number; signal: NodeJS.Signals; run: Run }> = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < jobs.length) {
+      const job = jobs[next++]!;
+      results.push({ ...job, run: await one(job.delay, job.signal) });
+    }
+  };
+  await Promise.all(Array.from({ length: PARALLEL }, worker));
+  return results;
+}
+
+/** When Node runs a script's first statement, in ms from its start: the floor for any handler, measured under the sweep's load. */
+async function nodeFirstStatementMs(): Promise<number> {
+  const once = (): Promise<number> =>
+    new Promise((resolve) => {
+      const child = spawn(process.execPath, ['-e', 'process.stdout.write(String(performance.now()))'], { stdio: ['ignore', 'pipe', 'ignore'] });
+      let text = '';
+      child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      child.on('close', () => resolve(Number(text)));
+    });
+  const times: number[] = [];
+  for (let round = 0; round < 3; round++) times.push(...(await Promise.all(Array.from({ length: PARALLEL }, once))));
+  return times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
+}
+
+/** Prints the sweep (how many ended 0, how many died in Node's start-up) and checks every run. */
+async function judge(name: string, results: Array<{ delay: number; signal: NodeJS.Signals; run: Run }>): Promise<void> {
+  const lines = DELAYS.map((delay) => {
+    const at = results.filter((result) => result.delay === delay);
+    const early = at.filter((result) => result.run.signal !== null).length;
+    return `${String(delay).padStart(4)} ms: ${at.length - early} exit 0, ${early} killed in Node's start-up`;
+  });
+  const handled = results.flatMap((result) => result.run.handledFromMs ?? []).sort((a, b) => a - b);
+  const floor = await nodeFirstStatementMs();
+  console.log(
+    `${name}: handlers in place from ${handled[Math.floor(handled.length / 2)]} ms (median); a bare node's first statement runs at ${floor.toFixed(1)} ms\n${lines.join('\n')}`,
+  );
+  for (const { delay, signal, run } of results) {
+    expect(endedWell(run, signal), `${name}, ${signal} at ${delay} ms: ${JSON.stringify(run)}`).toBe(true);
+  }
+  // Not vacuous: from 250 ms on, the handlers were always there, and every run exited 0.
+  const late = results.filter((result) => result.delay >= 250);
+  expect(late.every((result) => result.run.code === 0 && result.run.handledFromMs !== undefined)).toBe(true);
+}
+
+const INITIALIZE = `${JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'stop-test', version: '1' } },
+})}\n${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n${JSON.stringify({
+  jsonrpc: '2.0',
+  id: 2,
+  method: 'tools/call',
+  params: { name: 'disk_usage', arguments: { path: '/' } },
+})}\n`;
+
+/** The ids of the responses on `stdout`. */
+function answeredIds(stdout: string): unknown[] {
+  return stdout
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => (JSON.parse(line) as { id?: unknown }).id)
+    .filter((id) => id !== undefined);
+}
+
+/** `serve --http 127.0.0.1:0` or `metrics --listen 127.0.0.1:0`: the port it chose, once it listens. */
+async function listeningPort(child: ChildProcess, what: RegExp): Promise<number> {
+  let text = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no "${what}" line within 5 s: ${text}`)), 5000);
+    child.stderr!.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      const match = what.exec(text);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    });
+  });
+}
+
+/** One HTTP request; resolves with its status and body, or the error's code. */
+/**
+ * One HTTP request on `agent`'s connection; resolves with its status and
+ * body, or the error's code. A connection the server has already accepted
+ * carries the request the test signals behind: a request still in the
+ * listen backlog when the server stops has not been read, and may be reset.
+ */
+function httpCall(
+  agent: Agent,
+  port: number,
+  method: string,
+  path: string,
+  body?: string,
+  extraHeaders: Record<string, string> = {},
+): Promise<{ status: number; body: string } | { error: string }> {
+  return new Promise((resolve) => {
+    const headers: Record<string, string> = { accept: 'application/json, text/event-stream', ...extraHeaders };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const call = request({ host: '127.0.0.1', port, method, path, headers, agent }, (response) => {
+      let text = '';
+      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode!, body: text }));
+      response.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
+    });
+    call.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
+    call.end(body);
+  });
+}
+
+describe.skipIf(announceSkip('stopping at any moment', process.platform === 'win32' ? 'SIGTERM and SIGINT cannot be caught on win32' : undefined))(
+  'a signal at any moment ends a server with exit 0',
+  () => {
+    it('stdio: at every delay from spawn, exits 0 having answered every request it was sent, or died in Node start-up', async () => {
+      const results = await sweep(async (delay, signal) => {
+        const { child, done } = launch(['serve']);
+        child.stdin!.write(INITIALIZE);
+        await sleep(delay);
+        child.kill(signal);
+        const run = await done;
+        // Exit 0 means the requests in the pipe were read and answered, however early the signal.
+        if (run.code === 0) expect(answeredIds(run.stdout), run.stderr).toEqual([1, 2]);
+        return run;
+      });
+      await judge('stdio', results);
+    }, 120_000);
+
+    it('stdio: stdin closed, then the signal 0 to 8 ms later, as hosts do: exit 0, never death by the signal', async () => {
+      const results: Run[] = [];
+      for (const delay of [0, 1, 2, 3, 5, 8]) {
+        for (let runIndex = 0; runIndex < 6; runIndex++) {
+          const { child, done, stdout } = launch(['serve']);
+          child.stdin!.write(INITIALIZE);
+          // Initialized and answered: the host is done with it.
+          for (let waited = 0; !stdout().includes('"id":2') && waited < 5000; waited += 5) await sleep(5);
+          child.stdin!.end();
+          await sleep(delay);
+          child.kill(runIndex % 2 === 0 ? 'SIGTERM' : 'SIGINT');
+          results.push(await done);
+        }
+      }
+      for (const run of results) expect(run, run.stderr).toMatchObject({ code: 0, signal: null });
+    }, 60_000);
+
+    it('HTTP: at every delay from spawn, exits 0, or died in Node start-up', async () => {
+      const results = await sweep(async (delay, signal) => {
+        const { child, done } = launch(['serve', '--http', '127.0.0.1:0']);
+        await sleep(delay);
+        child.kill(signal);
+        return done;
+      });
+      await judge('serve --http', results);
+    }, 120_000);
+
+    it('HTTP: a request in flight at the signal is answered in full, then the server exits 0', async () => {
+      for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+        const { child, done } = launch(['serve', '--http', '127.0.0.1:0']);
+        const port = await listeningPort(child, /serving MCP on http:\/\/127\.0\.0\.1:(\d+)\/mcp/);
+        const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+        // Accepted: a first request on the connection the next one will use.
+        expect(await httpCall(agent, port, 'GET', '/nothing')).toMatchObject({ status: 404 });
+        const call = httpCall(
+          agent,
+          port,
+          'POST',
+          '/mcp',
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: 7,
+            method: 'tools/call',
+            params: {
+              name: 'list_mounts',
+              arguments: {},
+              _meta: {
+                'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+                'io.modelcontextprotocol/clientCapabilities': {},
+                'io.modelcontextprotocol/clientInfo': { name: 'stop-test', version: '1' },
+              },
+            },
+          }),
+          { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'list_mounts' },
+        );
+        // The request's bytes are on their way: the signal follows at once.
+        await sleep(0);
+        child.kill(signal);
+        const answer = await call;
+        expect(answer).toMatchObject({ status: 200 });
+        expect(JSON.parse((answer as { body: string }).body)).toMatchObject({ id: 7, result: { isError: false } });
+        expect(await done).toMatchObject({ code: 0, signal: null });
+      }
+    });
+
+    it('metrics --listen: at every delay from spawn, exits 0, or died in Node start-up', async () => {
+      const results = await sweep(async (delay, signal) => {
+        const { child, done } = launch(['metrics', '--listen', '127.0.0.1:0']);
+        await sleep(delay);
+        child.kill(signal);
+        return done;
+      });
+      await judge('metrics --listen', results);
+    }, 120_000);
+
+    it('metrics --listen: a scrape in flight at the signal is answered in full, then it exits 0', async () => {
+      const { child, done } = launch(['metrics', '--listen', '127.0.0.1:0']);
+      const port = await listeningPort(child, /serving metrics on http:\/\/127\.0\.0\.1:(\d+)\/metrics/);
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      expect(await httpCall(agent, port, 'GET', '/nothing')).toMatchObject({ status: 404 });
+      const scrape = httpCall(agent, port, 'GET', '/metrics');
+      await sleep(0);
+      child.kill('SIGTERM');
+      const answer = await scrape;
+      expect(answer).toMatchObject({ status: 200 });
+      expect((answer as { body: string }).body).toContain('node_filesystem_avail_bytes');
+      expect(await done).toMatchObject({ code: 0, signal: null });
+    });
+  },
+);
