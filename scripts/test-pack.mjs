@@ -1,13 +1,13 @@
 // `npm run test:pack`: what a user gets from the registry. Packs the package,
 // installs the tarball into a fresh folder with a PATH that has no compiler
 // and no make, and checks that it works: first with the prebuilds (native
-// backend, nothing compiled), then without them (the install still succeeds
-// and the fs.statfs fallback answers). Also checks what the tarball holds.
-// npm 10 and 11 run a dependency's install script (npm 11 warns that it is
-// not yet allowed); npm 12 and pnpm run none until the user approves it. So
-// the prebuild is installed both ways, and must load without the script.
-// What the install script does when it runs is tested in
-// test/unit/install.test.ts.
+// backend, nothing compiled), then without them (the install still succeeds,
+// the fs.statfs fallback answers, and the command it prints to build the
+// addon does build it, once a compiler is on the PATH). Also checks what the
+// tarball holds. diskprobe has no install script: npm 11.16+ warns of every
+// dependency's script, and npm 12 runs none it was not told to. So the
+// install must print no such warning, with npm 11 here and with npm 12 (from
+// the registry, on npm's node@22, as test:conformance runs Node 22).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,6 +39,27 @@ function bareBin() {
   return bin;
 }
 
+/**
+ * A bin folder whose npm is npm 12, on the Node 22 it needs, both installed
+ * into test/npm12/ from its lockfile. npm 12 runs no dependency's install
+ * script unless the project allows it.
+ */
+function npm12Bin() {
+  const dir = join(root, 'test', 'npm12');
+  const node22 = join(dir, 'node_modules', 'node', 'bin', 'node');
+  const npmCli = join(dir, 'node_modules', 'npm', 'bin', 'npm-cli.js');
+  if (!existsSync(node22) || !existsSync(npmCli)) {
+    console.log('installing npm 12 and Node 22 into test/npm12/ (npm ci)');
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, stdio: 'inherit' });
+  }
+  const bin = join(work, 'bin-npm12');
+  mkdirSync(bin);
+  symlinkSync(node22, join(bin, 'node'));
+  symlinkSync('/bin/sh', join(bin, 'sh'));
+  writeFileSync(join(bin, 'npm'), `#!/bin/sh\nexec "${node22}" "${npmCli}" "$@"\n`, { mode: 0o755 });
+  return bin;
+}
+
 function install(tarball, name, bin, flags = []) {
   const dir = join(work, name);
   mkdirSync(dir);
@@ -66,10 +87,11 @@ check('holds no tests, CI files, build/ or sources of the benchmarks', !listing.
 const shipped = Object.keys(JSON.parse(readFileSync(join(root, 'prebuilds', 'MANIFEST.json'), 'utf8')).prebuilds);
 const missing = shipped.filter((file) => !listing.includes(`package/prebuilds/${file}`));
 check(
-  `holds all ${shipped.length} prebuilds, their manifest and the install script`,
-  missing.length === 0 && listing.includes('package/prebuilds/MANIFEST.json') && listing.includes('package/scripts/install.cjs'),
+  `holds all ${shipped.length} prebuilds and their manifest`,
+  missing.length === 0 && listing.includes('package/prebuilds/MANIFEST.json'),
   missing.join(', '),
 );
+check('holds no scripts/ (no install script)', !listing.some((f) => f.startsWith('package/scripts/')));
 check('holds no toolchain', !listing.some((f) => f.startsWith('package/toolchain/')));
 
 const bin = bareBin();
@@ -78,6 +100,7 @@ check('the bare PATH has no compiler', spawnSync('sh', ['-c', 'command -v cc || 
 // 1. With the prebuilds.
 const native = install(tarball, 'with-prebuilds', bin);
 check('installs with no compiler', native.result.status === 0, native.result.stderr.trim().split('\n').slice(-3).join(' | '));
+check('npm prints no install-script warning', !/install-scripts|install script/i.test(native.result.stderr), native.result.stderr.trim());
 check('compiles nothing', !existsSync(join(native.dir, 'node_modules', 'diskprobe', 'build')));
 const probeBackend = "import('diskprobe').then((m) => console.log(m.backend))";
 const nativeBackend = run(native.dir, native.env, 'node', ['--input-type=module', '-e', probeBackend]);
@@ -112,6 +135,34 @@ const fallbackBackend = run(fallback.dir, fallback.env, 'node', ['--input-type=m
 check("backend is 'statfs'", fallbackBackend.stdout.trim() === 'statfs', fallbackBackend.stdout.trim() || fallbackBackend.stderr.trim());
 const fallbackDf = run(fallback.dir, fallback.env, join(bin, 'npx'), ['diskprobe', 'df', '/']);
 check('npx diskprobe df / works on the fallback', fallbackDf.status === 0 && /Mounted on/.test(fallbackDf.stdout), fallbackDf.stderr.trim());
+const buildCommand = /run: (npm explore diskprobe -- .+)$/m.exec(fallbackDf.stderr)?.[1];
+check(
+  'it says once on stderr how to build the addon',
+  (fallbackDf.stderr.match(/DISKPROBE_NO_ADDON/g) ?? []).length === 1 && buildCommand !== undefined,
+  fallbackDf.stderr.trim(),
+);
+
+// 4. That command builds the addon, once a compiler is on the PATH (npm 11; node-gyp from the registry).
+const nodedir = execFileSync('npm', ['config', 'get', 'nodedir'], { encoding: 'utf8' }).trim();
+if (buildCommand !== undefined) {
+  // The machine's own PATH, for g++, make and python3; Node's headers where npm is told to find them (no download).
+  const buildEnv = { ...fallback.env, PATH: `${bin}:${process.env.PATH}`, ...(nodedir && nodedir !== 'undefined' && { npm_config_nodedir: nodedir }) };
+  const built = spawnSync('sh', ['-c', buildCommand], { cwd: fallback.dir, env: buildEnv, encoding: 'utf8', timeout: 300_000 });
+  check(`${buildCommand} builds the addon`, built.status === 0, `${built.stdout}${built.stderr}`.trim().split('\n').slice(-5).join(' | '));
+  const rebuiltBackend = run(fallback.dir, fallback.env, 'node', ['--input-type=module', '-e', probeBackend]);
+  check("backend is then 'native'", rebuiltBackend.stdout.trim() === 'native', rebuiltBackend.stdout.trim() || rebuiltBackend.stderr.trim());
+}
+
+// 5. npm 12: installs with its default of running no install script, warns of none, and the prebuild loads.
+const npm12 = install(tarball, 'npm12', npm12Bin());
+check('npm 12 installs it', npm12.result.status === 0, npm12.result.stderr.trim().split('\n').slice(-3).join(' | '));
+check('npm 12 prints no warning', !/warn/i.test(npm12.result.stderr), npm12.result.stderr.trim());
+const npm12Backend = run(npm12.dir, npm12.env, 'node', ['--input-type=module', '-e', probeBackend]);
+check(
+  "backend is 'native' after npm 12's install, on Node 22",
+  npm12Backend.stdout.trim() === 'native',
+  npm12Backend.stdout.trim() || npm12Backend.stderr.trim(),
+);
 
 if (failures === 0) rmSync(work, { recursive: true, force: true });
 console.log(failures === 0 ? 'test:pack: all checks passed' : `test:pack: ${failures} check(s) failed`);

@@ -1,7 +1,7 @@
 // What this server says of itself: its capabilities as each version
 // declares them, its instructions for the model, and its identity. One
 // source for initialize (legacy) and server/discover (2026-07-28).
-import { backend } from '../index.js';
+import { fallbackDescription } from '../probe/probe.js';
 import type { VersionRules } from './versions.js';
 
 export const INSTRUCTIONS =
@@ -21,12 +21,7 @@ export function capabilities(rules: VersionRules): Record<string, unknown> {
   };
 }
 
-/** The log message a client gets when sizes come from the fallback, with its caveat. */
+/** The log message a client gets when sizes come from the fallback: why (chosen, or the addon did not load), and its caveat. */
 export function fallbackWarning(): Record<string, string> | undefined {
-  return backend === 'statfs'
-    ? {
-        event: 'fallback backend in use',
-        detail: 'the native addon did not load; sizes come from fs.statfs and are inexact where f_bsize differs from f_frsize',
-      }
-    : undefined;
+  return fallbackDescription === undefined ? undefined : { event: 'fallback backend in use', detail: fallbackDescription };
 }

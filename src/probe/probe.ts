@@ -19,6 +19,7 @@ import {
   validateTimeout,
 } from './errors.js';
 import { loadFallback } from './fallbackLoader.js';
+import { announcedAtFirstProbe, BUILD_COMMAND, describeFallback, type FallbackCause } from './fallbackNotice.js';
 import { DEFAULT_TIMEOUT_MS } from './limits.js';
 import { readMountTable } from './mountSources.js';
 import { type MountEntry, type MountTable, MountTableCache } from './mountTable.js';
@@ -36,12 +37,13 @@ import type {
   MountUsage,
 } from './types.js';
 
-function loadBinding(): NativeBinding | undefined {
+/** The addon, or why the fallback answers instead. */
+function loadBinding(): NativeBinding | FallbackCause {
   const forced = process.env.DISKPROBE_BACKEND;
   if (forced !== undefined && forced !== '' && forced !== 'native' && forced !== 'statfs') {
     throw codeError(Error, 'ERR_INVALID_ARG_VALUE', `DISKPROBE_BACKEND must be "native" or "statfs", not ${JSON.stringify(forced)}`);
   }
-  if (forced === 'statfs') return undefined;
+  if (forced === 'statfs') return { kind: 'chosen' };
   const loaded = loadNativeBinding();
   if (!(loaded instanceof Error)) return loaded;
   if (forced === 'native') {
@@ -49,13 +51,17 @@ function loadBinding(): NativeBinding | undefined {
       Error,
       'ERR_DLOPEN_FAILED',
       `DISKPROBE_BACKEND=native, but diskprobe's native addon could not be loaded: ${loaded.message}\n` +
-        'Reinstall diskprobe (npm rebuild diskprobe builds it from source), or unset DISKPROBE_BACKEND to use the fs.statfs fallback.',
+        `Build it (${BUILD_COMMAND}), or unset DISKPROBE_BACKEND to use the fs.statfs fallback.`,
     );
   }
-  return undefined; // silently fall back
+  return { kind: 'notLoaded', reason: loaded.message }; // the fallback's first probe says so (fallbackNotice.ts)
 }
 
-const binding = loadBinding();
+const loaded = loadBinding();
+const binding = 'slots' in loaded ? loaded : undefined;
+const fallbackCause = 'slots' in loaded ? undefined : loaded;
+/** Why the fs.statfs fallback answers in this process, and what that costs, in one line; undefined when the addon does. */
+export const fallbackDescription: string | undefined = fallbackCause && describeFallback(fallbackCause);
 const guard = new DeadMountGuard();
 const tables = new MountTableCache(
   () => readMountTable(binding),
@@ -84,7 +90,9 @@ const context: ProbeContext = {
 };
 
 // The fallback is loaded only when it is needed (see fallbackLoader.ts).
-const impl: ProbeBackend = binding ? createNativeBackend(binding, context) : loadFallback().createStatfsBackend(context);
+const impl: ProbeBackend = binding
+  ? createNativeBackend(binding, context)
+  : announcedAtFirstProbe(loadFallback().createStatfsBackend(context), fallbackCause ?? { kind: 'chosen' });
 
 /** Which backend answers in this process: the native addon, or the fs.statfs fallback. */
 export const backend: Backend = impl.name;

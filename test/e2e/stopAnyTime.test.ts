@@ -19,7 +19,7 @@ import { serverPath, sleep } from './mcpClient.js';
 
 const HANDLED = /diskprobe: stop signals handled from ([\d.]+) ms/;
 /** Delays from spawn to signal, in ms: Node's start-up, the command's, and running. */
-const DELAYS = [0, 1, 2, 5, 10, 20, 40, 60, 80, 100, 120, 140, 160, 180, 200, 250, 300, 400];
+const DELAYS = [0, 1, 2, 5, 10, 20, 40, 60, 80, 100, 120, 140, 160, 180, 200, 250, 300, 400, 600, 1000];
 const RUNS_PER_DELAY = 4;
 /** Runs at once: enough to sweep quickly, few enough to keep start-up times real on 2 cores. */
 const PARALLEL = 2;
@@ -110,9 +110,10 @@ async function judge(name: string, results: Array<{ delay: number; signal: NodeJ
   for (const { delay, signal, run } of results) {
     expect(endedWell(run, signal), `${name}, ${signal} at ${delay} ms: ${JSON.stringify(run)}`).toBe(true);
   }
-  // Not vacuous: from 250 ms on, the handlers were always there, and every run exited 0.
-  const late = results.filter((result) => result.delay >= 250);
-  expect(late.every((result) => result.run.code === 0 && result.run.handledFromMs !== undefined)).toBe(true);
+  // Not vacuous: at the longest delays, past start-up however loaded the machine, the handlers were there and every run exited 0.
+  const late = results.filter((result) => result.delay >= 1000);
+  expect(late.length).toBeGreaterThan(0);
+  for (const { run } of late) expect(run, run.stderr).toMatchObject({ code: 0, signal: null, handledFromMs: expect.any(Number) });
 }
 
 const INITIALIZE = `${JSON.stringify({
