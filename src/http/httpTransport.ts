@@ -322,14 +322,30 @@ export class HttpTransport {
     session.batch(value, length, ids, res);
   }
 
-  private get(req: IncomingMessage, res: ServerResponse): void {
-    const sessionId = req.headers['mcp-session-id'];
-    if (typeof sessionId !== 'string') {
-      refuse(res, 405, transportError("GET opens a 2025-11-25 session's stream, and needs its Mcp-Session-Id; a 2026-07-28 client only POSTs"), null, {
-        allow: ALLOW,
-      });
-      return;
+  /**
+   * A GET or DELETE the endpoint does not serve, or undefined when it names
+   * a session to look up. Each era's rule: a client on 2026-07-28 (its
+   * MCP-Protocol-Version says so) gets 405 with `Allow: POST`, the one method
+   * that version has (streamable-http.mdx, "Earlier Streamable HTTP
+   * Revisions"); any other without Mcp-Session-Id gets 400, as a server that
+   * requires sessions answers a request without one (2025-11-25
+   * transports.mdx, "Session Management" 2). Not 405 with GET in Allow:
+   * the status and the header would disagree.
+   */
+  private refusedWithoutSession(req: IncomingMessage, res: ServerResponse, what: string): boolean {
+    const version = req.headers['mcp-protocol-version'];
+    if (typeof version === 'string' && this.options.modernVersions.includes(version)) {
+      refuse(res, 405, transportError(`${req.method} is not part of MCP ${version}: every request is a POST`), null, { allow: 'POST' });
+      return true;
     }
+    if (typeof req.headers['mcp-session-id'] === 'string') return false;
+    refuse(res, 400, transportError(`${what} needs the Mcp-Session-Id of a 2025-11-25 session (initialize opens one); a 2026-07-28 client only POSTs`));
+    return true;
+  }
+
+  private get(req: IncomingMessage, res: ServerResponse): void {
+    if (this.refusedWithoutSession(req, res, "GET opens a session's stream, and")) return;
+    const sessionId = req.headers['mcp-session-id'] as string;
     const session = this.sessions.get(sessionId);
     if (session === undefined) {
       refuse(res, 404, transportError('no such session: it ended or never was; send initialize again, without Mcp-Session-Id'));
@@ -346,11 +362,8 @@ export class HttpTransport {
   }
 
   private delete(req: IncomingMessage, res: ServerResponse): void {
-    const sessionId = req.headers['mcp-session-id'];
-    if (typeof sessionId !== 'string') {
-      refuse(res, 405, transportError('DELETE ends a 2025-11-25 session, and needs its Mcp-Session-Id'), null, { allow: ALLOW });
-      return;
-    }
+    if (this.refusedWithoutSession(req, res, 'DELETE ends a session, and')) return;
+    const sessionId = req.headers['mcp-session-id'] as string;
     if (!this.sessions.end(sessionId)) {
       refuse(res, 404, transportError('no such session: it ended or never was'));
       return;

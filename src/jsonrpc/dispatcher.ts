@@ -94,7 +94,13 @@ export class Dispatcher {
     const checkDepth = mayNestTooDeep(length);
     if (!Array.isArray(value)) {
       this.unsent++;
-      void this.handleMessage(value, checkDepth, false).then((response) => this.answered(response));
+      // A handler that answers at once is answered at once, before the next
+      // line is read: the answer to initialize leaves before anything the
+      // session says once notifications/initialized, read in the same turn,
+      // has made it ready (issue 17). Only a promise waits.
+      const answer = this.handleMessage(value, checkDepth, false);
+      if (answer instanceof Promise) void answer.then((response) => this.answered(response));
+      else this.answered(answer);
       return;
     }
     // JSON-RPC 2.0 §6: an empty array is one invalid request, not an empty batch.
@@ -104,7 +110,7 @@ export class Dispatcher {
       return;
     }
     this.unsent++;
-    void Promise.all(value.map((item) => this.handleMessage(item, checkDepth, true))).then((responses) => {
+    void Promise.all(value.map((item) => this.handleMessage(item, checkDepth, true))).then((responses: Array<Response | undefined>) => {
       const answered = responses.filter((response): response is Response => response !== undefined);
       this.answered(answered.length > 0 ? answered : undefined);
     });
@@ -141,7 +147,8 @@ export class Dispatcher {
     for (const resolve of waiters) resolve();
   }
 
-  private async handleMessage(value: unknown, checkDepth: boolean, batched: boolean): Promise<Response | undefined> {
+  /** The message's answer (undefined: none), at once when its handler gives one at once, else a promise of it. */
+  private handleMessage(value: unknown, checkDepth: boolean, batched: boolean): Response | undefined | Promise<Response | undefined> {
     const classified = classify(value, checkDepth);
     switch (classified.kind) {
       case 'response':
@@ -162,28 +169,37 @@ export class Dispatcher {
     }
   }
 
-  private async handleRequest(id: RequestId, method: string, params: unknown, batched: boolean): Promise<Response | undefined> {
+  private handleRequest(id: RequestId, method: string, params: unknown, batched: boolean): Response | undefined | Promise<Response | undefined> {
     if (this.inFlight.has(id)) {
       return errorResponse(id, RpcError.invalidRequest(`id ${JSON.stringify(id)} is already in use by a request in progress`));
     }
     const entry: InFlight = { signal: new RequestSignal(), cancelled: false };
     this.inFlight.set(id, entry);
-    let response: Response;
+    let result: unknown;
     try {
-      const result = await this.handlers.request(method, params as Record<string, unknown> | undefined, {
+      result = this.handlers.request(method, params as Record<string, unknown> | undefined, {
         id,
         signal: entry.signal,
         batched,
         notify: this.notify,
       });
-      response = { jsonrpc: '2.0', id, result: result ?? {} };
     } catch (error) {
-      // A cancelled request's handler may end by throwing its abort reason: expected, and never answered.
-      if (!(error instanceof RpcError) && !entry.cancelled) this.handlers.internalError(error, method);
-      response = errorResponse(id, error instanceof RpcError ? error : RpcError.internal());
-    } finally {
-      this.inFlight.delete(id);
+      return this.settle(id, method, entry, undefined, error);
     }
-    return entry.cancelled ? undefined : response;
+    if (!(result instanceof Promise)) return this.settle(id, method, entry, result);
+    return result.then(
+      (value: unknown) => this.settle(id, method, entry, value),
+      (error: unknown) => this.settle(id, method, entry, undefined, error),
+    );
+  }
+
+  /** A request's handler has finished, with `result` or by throwing `error` (when given): its response, or none if it was cancelled. */
+  private settle(id: RequestId, method: string, entry: InFlight, result: unknown, ...failure: [unknown] | []): Response | undefined {
+    this.inFlight.delete(id);
+    if (failure.length === 0) return entry.cancelled ? undefined : { jsonrpc: '2.0', id, result: result ?? {} };
+    const [error] = failure;
+    // A cancelled request's handler may end by throwing its abort reason: expected, and never answered.
+    if (!(error instanceof RpcError) && !entry.cancelled) this.handlers.internalError(error, method);
+    return entry.cancelled ? undefined : errorResponse(id, error instanceof RpcError ? error : RpcError.internal());
   }
 }

@@ -29,7 +29,7 @@ describe.skipIf(announceSkip('baseline §1 (disk_usage of /)', posixPathsSkipRea
     // {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"/ used=61.2%"}],"isError":false}}
     expect(Object.keys(response).sort()).toEqual(['id', 'jsonrpc', 'result']);
     expect(response).toEqual({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: expect.any(String) }], isError: false } });
-    expect(response.result!.content[0].text).toMatch(/^\/ \(.+\): \d+\.\d% used, /);
+    expect(response.result!.content[0].text).toMatch(/^\/ \(.+\): \d+% used, /);
   });
 
   it('echoes the id unchanged, a string or a number', async ({ startServer }) => {

@@ -149,11 +149,22 @@ describe('serve --http, 2026-07-28: stateless, headers checked against the body'
     expect([noMeta.status, errorOf(noMeta).code]).toEqual([400, -32602]);
   });
 
-  it('answers GET and DELETE without a session with 405, and refuses bad bodies with a JSON-RPC error', async () => {
+  it('answers GET and DELETE as each era says: 405 with Allow: POST on 2026-07-28, else 400 without a session; refuses bad bodies with a JSON-RPC error', async () => {
     const { port } = await start();
-    const get = await send(port, 'GET', { accept: 'text/event-stream' });
-    expect([get.status, get.headers.allow]).toEqual([405, 'GET, POST, DELETE']);
-    expect((await send(port, 'DELETE', {})).status).toBe(405);
+    // 2026-07-28 has no GET stream and no DELETE (streamable-http.mdx, "Earlier Streamable HTTP Revisions"): 405, and Allow agrees.
+    for (const method of ['GET', 'DELETE']) {
+      const modern = await send(port, method, { accept: 'text/event-stream', 'mcp-protocol-version': '2026-07-28' });
+      expect([method, modern.status, modern.headers.allow]).toEqual([method, 405, 'POST']);
+    }
+    // A session-based server answers a request without Mcp-Session-Id with 400 (2025-11-25 transports.mdx, "Session Management").
+    for (const headers of [{ accept: 'text/event-stream' }, { accept: 'text/event-stream', 'mcp-protocol-version': '2025-11-25' }]) {
+      const get = await send(port, 'GET', headers);
+      expect([get.status, get.headers.allow, errorOf(get).message]).toEqual([400, undefined, expect.stringContaining('Mcp-Session-Id')]);
+      expect((await send(port, 'DELETE', headers)).status).toBe(400);
+    }
+    // A method the endpoint never serves: 405, and Allow lists the ones it does.
+    const put = await send(port, 'PUT', JSON_HEADERS, '{}');
+    expect([put.status, put.headers.allow]).toEqual([405, 'GET, POST, DELETE']);
     const parse = await send(port, 'POST', JSON_HEADERS, '{"jsonrpc":');
     expect([parse.status, errorOf(parse).code]).toEqual([400, -32700]);
     const type = await send(port, 'POST', { ...JSON_HEADERS, 'content-type': 'text/plain' }, '{}');

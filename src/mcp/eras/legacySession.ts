@@ -30,13 +30,10 @@ export class LegacySession {
   /** Session-wide log messages: the server's own events, and what tools log. */
   readonly logger: McpLogger;
 
-  /** Whether the session's own notifications may go out: from the turn after notifications/initialized. */
-  private speaking = false;
-
   constructor(private readonly options: LegacySessionOptions) {
     this.logger = new McpLogger(options.logLevel, (message: LogMessage) => {
       // Nothing but responses goes out before the client says it is ready.
-      if (this.speaking) options.notify(message);
+      if (this.current === 'ready') options.notify(message);
     });
   }
 
@@ -103,14 +100,7 @@ export class LegacySession {
   initialized(): void {
     if (this.current !== 'awaitingInitialized') return;
     this.current = 'ready';
-    // A client that writes initialize and notifications/initialized together
-    // gets them read in one turn, and the initialize result is still a few
-    // microtasks from the transport when this runs: the session speaks from
-    // the next turn, so its first notification follows that result (issue 17).
-    setImmediate(() => {
-      this.speaking = true;
-      this.options.onReady(this.logger);
-    });
+    this.options.onReady(this.logger);
   }
 
   setLogLevel(params: Record<string, unknown>): Record<string, never> {

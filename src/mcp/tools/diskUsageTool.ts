@@ -1,5 +1,6 @@
 // disk_usage: how full is the file system that holds a path.
 import { humanSize } from '../../format/humanSize.js';
+import { usePercent } from '../../format/usePercent.js';
 import { diskUsage } from '../../index.js';
 import { ABSOLUTE_PATH_PATTERN } from '../absolutePath.js';
 import { probeFailure } from './probeFailure.js';
@@ -19,7 +20,8 @@ export const diskUsageTool: Tool = {
       unit: {
         type: 'string',
         enum: ['percent', 'mb'],
-        description: 'percent: only the percentage used (e.g. 27.0%); mb: only the free space in MB (e.g. 63794 MB free). Omit for the full summary.',
+        description:
+          "percent: only the percentage used, rounded up as df's Use% (e.g. 27%); mb: only the free space in MB (e.g. 63794 MB free). Omit for the full summary.",
       },
     },
     required: ['path'],
@@ -35,11 +37,11 @@ export const diskUsageTool: Tool = {
       const usage = await diskUsage(path, { timeout: context.probeTimeout, signal: context.signal });
       if (!roots.allows(path)) return { text: roots.refusal(path), isError: true };
       let text: string;
-      if (args.unit === 'percent') text = `${usage.usedPercent.toFixed(1)}%`;
+      if (args.unit === 'percent') text = usePercent(usage.usedPercent);
       else if (args.unit === 'mb') text = `${Math.floor(usage.available / 2 ** 20)} MB free`;
       else {
         text =
-          `${usage.mountPoint ?? path} (${usage.fsType ?? 'unknown type'}): ${usage.usedPercent.toFixed(1)}% used, ` +
+          `${usage.mountPoint ?? path} (${usage.fsType ?? 'unknown type'}): ${usePercent(usage.usedPercent)} used, ` +
           `${humanSize(usage.used)} used, ${humanSize(usage.available)} available, ${humanSize(usage.total)} total`;
       }
       return { text, structured: usageData(usage) };

@@ -183,8 +183,10 @@ export const listMountsTool: Tool = {
     const { probeTimeout: timeout, signal } = context;
     // Progress as probes settle, twenty steps at most whatever the count (the
     // ones answered on this thread count together, at once).
-    let reported = 0;
+    let reported = -1;
+    let probed = 0;
     const onProgress = (done: number, total: number): void => {
+      probed = total;
       if (done !== total && done - reported < total / 20) return;
       reported = done;
       context.progress(done, total, `probed ${done} of ${total} file systems`);
@@ -192,6 +194,10 @@ export const listMountsTool: Tool = {
     // Each mount probed once: for df's set, the probe that found it not empty is the one shown.
     const listed = await dfMounts({ all: args.all === true, timeout, signal, include: (mountPoint) => context.roots.showsMount(mountPoint), onProgress });
     if (signal.aborted) throw signal.reason;
+    // A client that asked for progress hears of it at least once, with the
+    // total, before the result, however the probes came back: none to probe
+    // (every mount outside --root) included (issue 17).
+    if (reported !== probed || reported === -1) context.progress(probed, probed, `probed ${probed} of ${probed} file systems`);
     return presentMounts(
       listed.map((outcome) => listedMount(outcome, timeout)),
       args,

@@ -1,6 +1,7 @@
 // The mounts with their usage, as list_mounts and the disk://mounts
 // resource show them: one line of text and one structured entry each.
 import { humanSize } from '../../format/humanSize.js';
+import { usePercent } from '../../format/usePercent.js';
 import type { DfMount } from '../../probe/probe.js';
 import { probeFailure } from './probeFailure.js';
 import { USAGE_SCHEMA, usageData } from './usageSchema.js';
@@ -30,8 +31,8 @@ export const ENTRY_SCHEMA = {
     device: { type: 'string', description: 'What is mounted' },
     fsType: { type: 'string', description: 'File system type' },
     readOnly: { type: 'boolean', description: 'Mounted read-only' },
-    usage: { ...USAGE_SCHEMA, type: ['object', 'null'], description: 'Its usage; null when it could not be read' },
-    error: { type: ['string', 'null'], description: 'Why the usage could not be read, e.g. not responding' },
+    usage: { anyOf: [USAGE_SCHEMA, { type: 'null' }], description: 'Its usage; null when it could not be read' },
+    error: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'Why the usage could not be read, e.g. not responding' },
   },
   required: ['mountPoint', 'device', 'fsType', 'readOnly', 'usage', 'error'],
 } as const;
@@ -50,7 +51,7 @@ export function listedMount({ mount, usage, error }: DfMount<number>, timeout: n
   }
   return {
     line:
-      `${mountPoint} (${fsType}, ${device}): ${Math.ceil(usage.usedPercent)}% used, ` +
+      `${mountPoint} (${fsType}, ${device}): ${usePercent(usage.usedPercent)} used, ` +
       `${humanSize(usage.used)} used, ${humanSize(usage.available)} available, ${humanSize(usage.total)} total`,
     entry: { mountPoint, device, fsType, readOnly, usage: usageData(usage), error: null },
     usedPercent: usage.usedPercent,
