@@ -1,6 +1,7 @@
 // `npm run compile:bundle`: the diskprobe command as two self-contained files,
-// dist/bin/diskprobe.js (the bin) and dist/bin/dfWorker.js (the child that
-// `diskprobe df` starts when a mount may block), bundled from tsc's output.
+// dist/bin/diskprobe.js (the bin) and dist/bin/isolatedWorker.js (the child
+// that `diskprobe df` and `diskprobe metrics` start when a mount may block),
+// bundled from tsc's output.
 //
 // Why: loading the command's two dozen modules one by one cost 25-30 ms of
 // every start (resolving, reading and linking each), a fifth of a
@@ -33,7 +34,7 @@ const bundledFallback = {
 rmSync(join(dist, 'bin'), { recursive: true, force: true });
 try {
   await build({
-    entryPoints: { diskprobe: join(dist, 'cli', 'main.js'), dfWorker: join(dist, 'cli', 'dfWorker.js') },
+    entryPoints: { diskprobe: join(dist, 'cli', 'main.js'), isolatedWorker: join(dist, 'cli', 'isolatedWorker.js') },
     outdir: join(dist, 'bin'),
     bundle: true,
     platform: 'node',

@@ -33,6 +33,7 @@ async function run(command: Command): Promise<number> {
   if (!isServer(command)) releaseStopSignals();
   // The server handles its own stdout (a host that goes away is no error there).
   if (command.kind !== 'serve') watchStdout();
+  const output = { stdout: process.stdout, stderr: process.stderr };
   switch (command.kind) {
     case 'help':
       process.stdout.write(USAGE);
@@ -45,20 +46,28 @@ async function run(command: Command): Promise<number> {
       return exitServer(await serve(command.options));
     }
     case 'metrics': {
-      const { metrics } = await import('./metrics.js');
-      const status = await metrics(command.options);
-      return isServer(command) ? exitServer(status) : status;
+      const { listen } = command.options;
+      if (listen !== undefined) {
+        const { serveMetrics } = await import('./metrics.js');
+        return exitServer(await serveMetrics({ ...command.options, listen }));
+      }
+      // Printed once, as df is: here if nothing can block, else in a child (isolated.ts).
+      const { metricsOnceOptions, printMetricsHere } = await import('./metricsOnce.js');
+      const options = metricsOnceOptions(command.options);
+      const status = await printMetricsHere(options, output);
+      if (status !== undefined) return status;
+      const { runIsolated } = await import('./isolated.js');
+      return runIsolated({ command: 'metrics', options }, output);
     }
     case 'df': {
-      const output = { stdout: process.stdout, stderr: process.stderr };
       // Here, when every probe can be answered on this thread, where none
       // can block; otherwise in a child process this one can leave behind
-      // (see dfIsolated.ts). Loaded only now: --help and --version load no addon.
+      // (see isolated.ts). Loaded only now: --help and --version load no addon.
       const { runDfHere } = await import('./df.js');
       const status = await runDfHere(command.options, output);
       if (status !== undefined) return status;
-      const { runDfIsolated } = await import('./dfIsolated.js');
-      return runDfIsolated(command.options, output);
+      const { runIsolated } = await import('./isolated.js');
+      return runIsolated({ command: 'df', options: command.options }, output);
     }
   }
 }

@@ -1,10 +1,9 @@
-// `diskprobe metrics`: node_exporter's filesystem metrics, exact and never
-// hanging, printed once (for cron and node_exporter's textfile collector) or
-// served on GET /metrics (--listen). Where the metrics face meets the probe.
+// `diskprobe metrics --listen`: node_exporter's filesystem metrics, exact and
+// never hanging, served on GET /metrics. Where the metrics server meets the
+// probe; printed once (no --listen), they come from metricsOnce.ts.
 import { readFileSync } from 'node:fs';
 
 import { isLoopbackHost } from '../http/access.js';
-import { render } from '../metrics/exposition.js';
 import { collectFilesystems } from '../metrics/filesystemMetrics.js';
 import { MetricsServer } from '../metrics/metricsServer.js';
 import type { MetricsOptions } from './commandLine.js';
@@ -20,7 +19,8 @@ function readToken(options: MetricsOptions): string | undefined {
   return process.env.DISKPROBE_TOKEN || undefined;
 }
 
-export async function metrics(options: MetricsOptions): Promise<number> {
+/** `diskprobe metrics --listen`: serves GET /metrics until SIGTERM or SIGINT; resolves with the exit status. */
+export async function serveMetrics(options: MetricsOptions & { readonly listen: NonNullable<MetricsOptions['listen']> }): Promise<number> {
   const collect = (budgetMs: number) =>
     collectFilesystems({
       timeoutMs: budgetMs,
@@ -29,10 +29,6 @@ export async function metrics(options: MetricsOptions): Promise<number> {
       prefix: options.prefix,
       version: packageVersion(),
     });
-  if (options.listen === undefined) {
-    process.stdout.write(render(await collect(options.timeout), 'text'));
-    return 0;
-  }
   const fail = (message: string): number => {
     process.stderr.write(`diskprobe: ${message}\n`);
     return 2;

@@ -21,6 +21,12 @@ export interface CollectOptions {
   readonly prefix: string;
   /** diskprobe's version, for diskprobe_build_info. */
   readonly version: string;
+  /**
+   * Probe only on the calling thread, where nothing can block; collect
+   * nothing (undefined) when some mount would need the addon's threads.
+   * For a one-shot command, which must be able to exit (see src/cli/isolated.ts).
+   */
+  readonly inlineOnly?: boolean;
 }
 
 const LABELS = ['device', 'device_error', 'fstype', 'mountpoint'];
@@ -59,8 +65,8 @@ interface Row {
   readonly seconds: number;
 }
 
-/** Probes every mount the exclusions leave, within the budget, in one pass. */
-async function probeMounts(options: CollectOptions): Promise<{ rows: Row[]; seconds: number }> {
+/** Probes every mount the exclusions leave, within the budget, in one pass; undefined if `inlineOnly` and some probe could block. */
+async function probeMounts(options: CollectOptions): Promise<{ rows: Row[]; seconds: number } | undefined> {
   const entries = new Map<string, MountEntry>();
   const answeredAt = new Map<string, number>();
   const started = performance.now();
@@ -68,6 +74,7 @@ async function probeMounts(options: CollectOptions): Promise<{ rows: Row[]; seco
   const outcomes = await dfMounts({
     all: true,
     bigint: true,
+    inlineOnly: options.inlineOnly === true,
     timeout: options.timeoutMs,
     include: (mountPoint, entry) => {
       if (options.mountPointsExclude.test(mountPoint) || options.fsTypesExclude.test(entry.fsType)) return false;
@@ -82,6 +89,7 @@ async function probeMounts(options: CollectOptions): Promise<{ rows: Row[]; seco
       reported = done;
     },
   });
+  if (outcomes === undefined) return undefined;
   const seconds = (performance.now() - started) / 1000;
   const rows = outcomes.map(({ mount, usage, error }) => ({
     entry: entries.get(mount.mountPoint)!,
@@ -95,8 +103,13 @@ async function probeMounts(options: CollectOptions): Promise<{ rows: Row[]; seco
 const family = (name: string, help: string, labelNames: readonly string[], samples: Sample[]): Family => ({ name, help, type: 'gauge', labelNames, samples });
 
 /** Every family of one scrape. */
-export async function collectFilesystems(options: CollectOptions): Promise<Family[]> {
-  const { rows, seconds } = await probeMounts(options);
+export async function collectFilesystems(options: CollectOptions & { readonly inlineOnly?: false }): Promise<Family[]>;
+/** Every family of one scrape; undefined if `inlineOnly` and some mount's probe could block. */
+export async function collectFilesystems(options: CollectOptions): Promise<Family[] | undefined>;
+export async function collectFilesystems(options: CollectOptions): Promise<Family[] | undefined> {
+  const probed = await probeMounts(options);
+  if (probed === undefined) return undefined;
+  const { rows, seconds } = probed;
   const size: Sample[] = [];
   const free: Sample[] = [];
   const avail: Sample[] = [];

@@ -335,6 +335,7 @@ export interface DfMountsOptions {
  * probed twice.
  */
 export async function dfMounts(options: DfMountsOptions & { readonly bigint: true; readonly inlineOnly: true }): Promise<Array<DfMount<bigint>> | undefined>;
+export async function dfMounts(options: DfMountsOptions & { readonly bigint: true; readonly inlineOnly: boolean }): Promise<Array<DfMount<bigint>> | undefined>;
 export async function dfMounts(options: DfMountsOptions & { readonly bigint: true }): Promise<Array<DfMount<bigint>>>;
 export async function dfMounts(options: DfMountsOptions & { readonly bigint?: false }): Promise<Array<DfMount<number>>>;
 export async function dfMounts(options: DfMountsOptions & { readonly bigint?: boolean; readonly inlineOnly?: false }): Promise<Array<DfMount<number | bigint>>>;

@@ -119,14 +119,14 @@ describe('diskprobe', () => {
         expect(json.stderr).toBe('');
         expect((JSON.parse(json.stdout) as Array<{ backend: string }>)[0]!.backend).toBe(backend);
       }
-      // The worker `diskprobe df` starts when a mount may block, driven as dfIsolated.ts drives it.
+      // The worker `diskprobe df` starts when a mount may block, driven as isolated.ts drives it.
       const worker = spawnSync(
         process.execPath,
         [
           '-e',
-          `const child = require('node:child_process').fork(${JSON.stringify(join(copy, 'dist/bin/dfWorker.js'))}, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+          `const child = require('node:child_process').fork(${JSON.stringify(join(copy, 'dist/bin/isolatedWorker.js'))}, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
            child.on('message', (message) => { if ('status' in message) process.exitCode = message.status; else process[message.stream].write(message.text); });
-           child.send({ options: { json: true, inodes: false, timeout: 5000, paths: ['/'] }, isTTY: false });`,
+           child.send({ job: { command: 'df', options: { json: true, inodes: false, timeout: 5000, paths: ['/'] } }, isTTY: false });`,
         ],
         { encoding: 'utf8' },
       );

@@ -1,0 +1,50 @@
+// The process that runs a short-lived command for isolated.ts. Its output
+// goes to the parent over the IPC channel, in order, followed by the exit
+// status, so the parent can print, exit, and leave this process behind if a
+// probe of a dead mount holds one of its threads.
+import type { DfOutput } from './df.js';
+import type { IsolatedJob } from './isolated.js';
+
+/** What the parent sends to start the work. */
+export interface IsolatedRequest {
+  readonly job: IsolatedJob;
+  readonly isTTY: boolean;
+}
+
+/** What the worker sends back: output in order, then the status. */
+export type IsolatedMessage = { readonly stream: 'stdout' | 'stderr'; readonly text: string } | { readonly status: number };
+
+function send(message: IsolatedMessage): void {
+  process.send?.(message);
+}
+
+/** Runs the job; the modules are imported here, so a probe that refuses to load (DISKPROBE_BACKEND=native without the addon) is one clear line, like any other error. */
+async function run(job: IsolatedJob, output: DfOutput): Promise<number> {
+  switch (job.command) {
+    case 'df': {
+      const { runDf } = await import('./df.js');
+      return runDf(job.options, output);
+    }
+    case 'metrics': {
+      const { printMetrics } = await import('./metricsOnce.js');
+      return printMetrics(job.options, output);
+    }
+  }
+}
+
+process.once('message', (request: IsolatedRequest) => {
+  const output = {
+    stdout: { isTTY: request.isTTY, write: (text: string) => send({ stream: 'stdout', text }) },
+    stderr: { write: (text: string) => send({ stream: 'stderr', text }) },
+  };
+  run(request.job, output)
+    .catch((error: unknown) => {
+      send({ stream: 'stderr', text: `diskprobe: ${error instanceof Error ? error.message : String(error)}\n` });
+      return 1;
+    })
+    .then((status) => {
+      // Flushed before the channel closes; a stuck probe thread then delays
+      // only this process's end, which nobody waits for.
+      process.send?.({ status } satisfies IsolatedMessage, () => process.disconnect());
+    });
+});
