@@ -2,7 +2,7 @@
   "targets": [
     {
       "target_name": "diskprobe",
-      "sources": ["native/addon.cc", "native/probe_pool.cc"],
+      "sources": ["native/addon.cc", "native/addon_scan.cc", "native/probe_pool.cc", "native/scan.cc"],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],
       "cflags!": ["-fno-exceptions"],
@@ -16,6 +16,9 @@
         }, {
           "sources": ["native/disk_usage_posix.cc", "native/mount_list_posix.cc"]
         }],
+        ["OS=='linux'", {"sources": ["native/scan_linux.cc"]}],
+        ["OS=='mac'", {"sources": ["native/scan_darwin.cc"]}],
+        ["OS=='win'", {"sources": ["native/scan_win.cc"]}],
         ["OS=='linux'", {
           "libraries": ["-ldl"]
         }],

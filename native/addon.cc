@@ -22,6 +22,7 @@
 #include <mutex>
 #include <vector>
 
+#include "addon_scan.h"
 #include "disk_usage.h"
 #include "mount_list.h"
 #include "probe_pool.h"
@@ -113,6 +114,7 @@ class Addon : public Napi::Addon<Addon> {
         InstanceMethod("unref", &Addon::Unref),
         InstanceMethod("mountTableChanged", &Addon::MountTableChanged),
         InstanceMethod("listMounts", &Addon::ListMountsJs),
+        InstanceMethod("scanStart", &Addon::ScanStart),
     });
   }
 
@@ -337,6 +339,9 @@ class Addon : public Napi::Addon<Addon> {
 
   // [{mountPoint, device, fsType, readOnly, remote}], or null where JS reads
   // the table itself (Linux).
+  // The directory walk lives in addon_scan.cc.
+  Napi::Value ScanStart(const Napi::CallbackInfo& info) { return StartScan(info); }
+
   Napi::Value ListMountsJs(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     std::vector<MountEntry> mounts;

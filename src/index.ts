@@ -3,6 +3,17 @@
 export type { MountEvent } from './probe/deadMountGuard.js';
 export type { ProbeError } from './probe/errors.js';
 export { backend, diskUsage, diskUsageSync, listMounts, mountsUsage, onMountEvent, stuckMounts } from './probe/probe.js';
+export { directoryUsage } from './scan/directoryUsage.js';
+export type {
+  DirectoryEntry,
+  DirectoryTotals,
+  DirectoryUsage,
+  DirectoryUsageOptions,
+  LargestDirectory,
+  LargestFile,
+  WalkError,
+  WalkProgress,
+} from './scan/types.js';
 export type {
   Backend,
   CancelSignal,

@@ -140,6 +140,15 @@ function hasOption(options: string, option: string): boolean {
   return options === option || options.startsWith(`${option},`) || options.endsWith(`,${option}`) || options.includes(`,${option},`);
 }
 
+/**
+ * Whether a walk of a mount may wait forever: a network file system whose
+ * server is gone, a FUSE daemon that stopped answering, an automount whose
+ * daemon is stuck. A local disk answers, however slowly.
+ */
+export function mayHang(mount: Pick<MountEntry, 'fsType' | 'remote'>): boolean {
+  return mount.remote || mount.fsType === 'fuse' || mount.fsType.startsWith('fuse.') || mount.fsType === 'autofs';
+}
+
 export function isPseudoType(fsType: string): boolean {
   return PSEUDO_TYPES.has(fsType);
 }

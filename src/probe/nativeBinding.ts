@@ -40,8 +40,94 @@ export interface NativeBinding {
   ref(): void;
   unref(): void;
   mountTableChanged(): boolean;
+  /** Starts a directory walk on the addon's own threads (native/scan.h); `onDone` is called once it has listed every directory. */
+  scanStart(path: string, options: NativeScanOptions, onDone: () => void): NativeScanHandle;
   listMounts(): Array<{ mountPoint: string; device: string; fsType: string; readOnly: boolean; remote: boolean }> | null;
 }
+
+/** How a walk runs (native/addon_scan.cc reads these). */
+export interface NativeScanOptions {
+  readonly threads?: number | undefined;
+  readonly oneFileSystem?: boolean;
+  /** A record of every entry that is not a directory (du -a). */
+  readonly keepFiles?: boolean;
+  /** The largest files kept per directory. */
+  readonly topFiles?: number;
+  readonly maxErrors?: number;
+  /** [path, major, minor, stuck]: the mount points below the start. */
+  readonly mounts?: ReadonlyArray<readonly [string, number, number, boolean]>;
+}
+
+/** A walk's errors and what its busy threads are on (native/scan.h ScanError). */
+export interface NativeScanError {
+  readonly dir: number;
+  /** The entry's name, as raw bytes; empty for the directory itself. */
+  readonly name: Buffer;
+  readonly errno: number;
+  /** Index into WALK_SYSCALLS. */
+  readonly syscall: number;
+}
+
+/** A walk's tree as it stands (native/scan.h ScanSnapshot), as typed arrays. */
+export interface NativeScanSnapshot {
+  readonly done: boolean;
+  readonly stopped: boolean;
+  readonly parent: Uint32Array;
+  readonly entryIndex: Uint32Array;
+  readonly firstChild: Uint32Array;
+  readonly childCount: Uint32Array;
+  readonly flags: Uint32Array;
+  readonly entries: Uint32Array;
+  /** SIZES_PER_NODE per node: own allocated, apparent, files; subtree allocated, apparent, files, directories. */
+  readonly sizes: BigUint64Array;
+  readonly names: Buffer;
+  readonly nameEnd: Uint32Array;
+  readonly files: {
+    readonly dir: Uint32Array;
+    readonly entryIndex: Uint32Array;
+    /** Two per file: allocated, apparent. */
+    readonly sizes: BigUint64Array;
+    readonly names: Buffer;
+    readonly nameEnd: Uint32Array;
+  };
+  readonly errorCount: number;
+  readonly errors: readonly NativeScanError[];
+  readonly unfinishedCount: number;
+  readonly unfinished: Uint32Array;
+  readonly inProgress: readonly NativeScanError[];
+  readonly entriesSeen: number;
+}
+
+export interface NativeScanHandle {
+  /** The tree as it stands (null once released); `maxUnfinished` bounds the unfinished directories listed. */
+  snapshot(maxUnfinished?: number): NativeScanSnapshot | null;
+  /** [entries met, their allocated bytes, directories listed] so far. */
+  progress(): [number, number, number];
+  /** The nodes its threads are on now: after stop(), those held in a call that has not returned. */
+  busy(): Uint32Array;
+  stop(): void;
+  /** Stops, and frees the tree as soon as no thread of the walk runs. */
+  release(): void;
+  /** The walk no longer keeps the process alive. */
+  unref(): void;
+}
+
+/** The system calls a walk's errors name, by the index native/scan_platform.h gives them. */
+export const WALK_SYSCALLS = ['openat', 'getdents64', 'fstatat', 'statx'] as const;
+
+/** Node flags, as native/scan.h ScanNodeFlags. */
+export const NodeFlag = {
+  listed: 1,
+  unreadable: 2,
+  skipped: 4,
+  otherDevice: 8,
+  duplicate: 16,
+  started: 32,
+  notDirectory: 64,
+} as const;
+
+/** Per node in NativeScanSnapshot.sizes (native/scan.h kSizesPerNode). */
+export const SIZES_PER_NODE = 7;
 
 /**
  * [mountPoint, mountId, offLane]: for a path the inline probe could not place

@@ -1,0 +1,241 @@
+// The directory walk's glue: starts a Scan (scan.h) from JS, tells JS when it
+// is done, and hands over its tree as typed arrays: one crossing per answer,
+// never a JS object per file or per directory. With addon.cc, the only file
+// that knows Node.
+#define NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS
+#include "addon_scan.h"
+
+#include <string.h>
+#if !defined(_WIN32)
+#include <sys/types.h>
+#if defined(__linux__)
+#include <sys/sysmacros.h>
+#endif
+#endif
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "scan.h"
+
+namespace diskprobe {
+
+namespace {
+
+// How a walk tells JS it is done, shared by the JS handle and the walk's
+// own threads (either may outlive the other). JS unrefs it when it stops
+// waiting (a deadline), so that a walk stuck on a dead mount never keeps the
+// process alive; it is released once, on the main thread: when the walk is
+// done, or when it is stopped before it was.
+struct DoneSignal {
+  Napi::ThreadSafeFunction tsfn;
+  bool held = true;  // not released yet (main thread only)
+
+  void Release() {
+    if (!held) return;
+    held = false;
+    tsfn.Release();
+  }
+};
+
+// One walk as JS holds it.
+struct ScanHolder {
+  std::shared_ptr<Scan> scan;
+  std::shared_ptr<DoneSignal> done;
+  bool released = false;
+
+  // Stops the walk. If it was not done by then it never will be, and the
+  // signal is released here; if it was, the call it has queued releases it.
+  void Stop() {
+    scan->Stop();
+    if (!scan->Done()) done->Release();
+  }
+};
+
+ScanHolder* HolderOf(const Napi::CallbackInfo& info) { return static_cast<ScanHolder*>(info.Data()); }
+
+template <typename T>
+Napi::Value U32Array(Napi::Env env, const std::vector<T>& values) {
+  Napi::Uint32Array array = Napi::Uint32Array::New(env, values.size());
+  if (!values.empty()) memcpy(array.Data(), values.data(), values.size() * sizeof(uint32_t));
+  return array;
+}
+
+Napi::Value U64Array(Napi::Env env, const std::vector<uint64_t>& values) {
+  auto array = Napi::TypedArrayOf<uint64_t>::New(env, values.size(), napi_biguint64_array);
+  if (!values.empty()) memcpy(array.Data(), values.data(), values.size() * sizeof(uint64_t));
+  return array;
+}
+
+Napi::Value Bytes(Napi::Env env, const std::string& bytes) { return Napi::Buffer<char>::Copy(env, bytes.data(), bytes.size()); }
+
+// Errors and what busy threads are on: few, so plain objects.
+Napi::Value ErrorList(Napi::Env env, const std::vector<ScanError>& errors) {
+  Napi::Array list = Napi::Array::New(env, errors.size());
+  for (size_t i = 0; i < errors.size(); ++i) {
+    Napi::Object error = Napi::Object::New(env);
+    error.Set("dir", Napi::Number::New(env, errors[i].dir));
+    error.Set("name", Bytes(env, errors[i].name));
+    error.Set("errno", Napi::Number::New(env, errors[i].error));
+    error.Set("syscall", Napi::Number::New(env, errors[i].syscall));
+    list.Set(static_cast<uint32_t>(i), error);
+  }
+  return list;
+}
+
+// Every kept file as five arrays: directory, place in its listing, sizes, names.
+Napi::Object FileArrays(Napi::Env env, const std::vector<ScanFile>& files) {
+  std::vector<uint32_t> dir(files.size()), entry(files.size()), name_end(files.size());
+  std::vector<uint64_t> sizes(files.size() * 2);
+  std::string names;
+  for (size_t i = 0; i < files.size(); ++i) {
+    dir[i] = files[i].dir;
+    entry[i] = files[i].entry_index;
+    sizes[i * 2] = files[i].allocated;
+    sizes[i * 2 + 1] = files[i].apparent;
+    names += files[i].name;
+    name_end[i] = static_cast<uint32_t>(names.size());
+  }
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("dir", U32Array(env, dir));
+  out.Set("entryIndex", U32Array(env, entry));
+  out.Set("sizes", U64Array(env, sizes));
+  out.Set("names", Bytes(env, names));
+  out.Set("nameEnd", U32Array(env, name_end));
+  return out;
+}
+
+Napi::Value SnapshotToJs(Napi::Env env, const ScanSnapshot& tree) {
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("done", Napi::Boolean::New(env, tree.done));
+  out.Set("stopped", Napi::Boolean::New(env, tree.stopped));
+  out.Set("parent", U32Array(env, tree.parent));
+  out.Set("entryIndex", U32Array(env, tree.entry_index));
+  out.Set("firstChild", U32Array(env, tree.first_child));
+  out.Set("childCount", U32Array(env, tree.child_count));
+  out.Set("flags", U32Array(env, tree.flags));
+  out.Set("entries", U32Array(env, tree.entries));
+  out.Set("sizes", U64Array(env, tree.sizes));
+  out.Set("names", Bytes(env, tree.names));
+  out.Set("nameEnd", U32Array(env, tree.name_end));
+  out.Set("files", FileArrays(env, tree.files));
+  out.Set("errorCount", Napi::Number::New(env, static_cast<double>(tree.error_count)));
+  out.Set("errors", ErrorList(env, tree.errors));
+  out.Set("unfinishedCount", Napi::Number::New(env, static_cast<double>(tree.unfinished_count)));
+  out.Set("unfinished", U32Array(env, tree.unfinished));
+  out.Set("inProgress", ErrorList(env, tree.in_progress));
+  out.Set("entriesSeen", Napi::Number::New(env, static_cast<double>(tree.entries_seen)));
+  return out;
+}
+
+Napi::Value Snapshot(const Napi::CallbackInfo& info) {
+  ScanHolder* holder = HolderOf(info);
+  if (holder->released) return info.Env().Null();
+  const size_t max_unfinished = info[0].IsNumber() ? info[0].As<Napi::Number>().Uint32Value() : 20;
+  return SnapshotToJs(info.Env(), holder->scan->Snapshot(max_unfinished));
+}
+
+Napi::Value Progress(const Napi::CallbackInfo& info) {
+  uint64_t entries = 0, allocated = 0, dirs = 0;
+  HolderOf(info)->scan->Progress(&entries, &allocated, &dirs);
+  Napi::Env env = info.Env();
+  Napi::Array out = Napi::Array::New(env, 3);
+  out.Set(0u, Napi::Number::New(env, static_cast<double>(entries)));
+  out.Set(1u, Napi::Number::New(env, static_cast<double>(allocated)));
+  out.Set(2u, Napi::Number::New(env, static_cast<double>(dirs)));
+  return out;
+}
+
+Napi::Value Busy(const Napi::CallbackInfo& info) { return U32Array(info.Env(), HolderOf(info)->scan->Busy()); }
+
+Napi::Value Stop(const Napi::CallbackInfo& info) {
+  HolderOf(info)->Stop();
+  return info.Env().Undefined();
+}
+
+// Stops the walk and frees its tree as soon as no thread of it runs.
+Napi::Value Release(const Napi::CallbackInfo& info) {
+  ScanHolder* holder = HolderOf(info);
+  holder->Stop();
+  holder->scan->Release();
+  holder->released = true;
+  return info.Env().Undefined();
+}
+
+// The walk goes on, but no longer keeps the process alive (JS stopped waiting for it).
+Napi::Value Unref(const Napi::CallbackInfo& info) {
+  ScanHolder* holder = HolderOf(info);
+  if (holder->done->held) holder->done->tsfn.Unref(info.Env());
+  return info.Env().Undefined();
+}
+
+uint32_t OptionalU32(const Napi::Object& options, const char* key, uint32_t fallback) {
+  const Napi::Value value = options.Get(key);
+  return value.IsNumber() ? value.As<Napi::Number>().Uint32Value() : fallback;
+}
+
+// [path, major, minor, stuck] per mount.
+std::vector<ScanMount> ReadMounts(const Napi::Object& options) {
+  std::vector<ScanMount> mounts;
+  const Napi::Value value = options.Get("mounts");
+  if (!value.IsArray()) return mounts;
+  const Napi::Array list = value.As<Napi::Array>();
+  for (uint32_t i = 0; i < list.Length(); ++i) {
+    const Napi::Array mount = list.Get(i).As<Napi::Array>();
+    ScanMount entry;
+    entry.path = mount.Get(0u).As<Napi::String>().Utf8Value();
+    const double major = mount.Get(1u).As<Napi::Number>().DoubleValue();
+    const double minor = mount.Get(2u).As<Napi::Number>().DoubleValue();
+#if defined(__linux__)
+    // NaN where the table does not say: 0, unknown.
+    if (major == major && minor == minor) entry.dev = makedev(static_cast<unsigned>(major), static_cast<unsigned>(minor));
+#else
+    (void)major;
+    (void)minor;
+#endif
+    entry.stuck = mount.Get(3u).ToBoolean().Value();
+    mounts.push_back(std::move(entry));
+  }
+  return mounts;
+}
+
+}  // namespace
+
+// (path, { threads?, oneFileSystem?, keepFiles?, topFiles?, maxErrors?, mounts? }, onDone) -> handle
+Napi::Value StartScan(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ScanOptions options;
+  options.path = info[0].As<Napi::String>().Utf8Value();
+  const Napi::Object given = info[1].As<Napi::Object>();
+  options.threads = OptionalU32(given, "threads", 0);
+  options.one_file_system = given.Get("oneFileSystem").ToBoolean().Value();
+  options.keep_files = given.Get("keepFiles").ToBoolean().Value();
+  options.top_files = OptionalU32(given, "topFiles", 0);
+  options.max_errors = OptionalU32(given, "maxErrors", 20);
+  options.mounts = ReadMounts(given);
+
+  auto* holder = new ScanHolder();
+  holder->done = std::make_shared<DoneSignal>();
+  holder->done->tsfn = Napi::ThreadSafeFunction::New(env, info[2].As<Napi::Function>(), "diskprobe scan", 0, 1);
+  std::shared_ptr<DoneSignal> done = holder->done;
+  holder->scan = Scan::Start(std::move(options), [done] {
+    done->tsfn.BlockingCall([done](Napi::Env, Napi::Function callback) {
+      done->Release();
+      callback.Call({});
+    });
+  });
+
+  Napi::Object handle = Napi::Object::New(env);
+  // The holder lives as long as the handle; the walk's threads keep its state alive on their own.
+  handle.Set("_holder", Napi::External<ScanHolder>::New(env, holder, [](Napi::Env, ScanHolder* gone) { delete gone; }));
+  handle.Set("snapshot", Napi::Function::New(env, Snapshot, "snapshot", holder));
+  handle.Set("progress", Napi::Function::New(env, Progress, "progress", holder));
+  handle.Set("busy", Napi::Function::New(env, Busy, "busy", holder));
+  handle.Set("stop", Napi::Function::New(env, Stop, "stop", holder));
+  handle.Set("release", Napi::Function::New(env, Release, "release", holder));
+  handle.Set("unref", Napi::Function::New(env, Unref, "unref", holder));
+  return handle;
+}
+
+}  // namespace diskprobe

@@ -1,0 +1,238 @@
+// directoryUsage(): what fills a directory. Answers from a kept walk when one
+// holds the directory, else walks it (on the addon's threads, or in the
+// fallback's helper process), within the caller's deadline and signal, and
+// never hangs: a walk that stalls on directories that do not answer is given
+// up, the mounts holding them marked stuck, so the next walk skips them.
+import { resolve } from 'node:path';
+
+import { abortError, codeError, codeNameError, errnoError, timeoutError, validateOptions, validatePath, validateSignal, validateTimeout } from '../probe/errors.js';
+import { NodeFlag } from '../probe/nativeBinding.js';
+import { markWalkStuck, mountHolding, mountsBelow, walkBinding } from '../probe/probe.js';
+import { findKeptWalk, forgetWalk, type KeptWalk, keepWalk, walkFinished } from './keptWalks.js';
+import type { ScanTree } from './scanTree.js';
+import { summarize } from './summarize.js';
+import type { DirectoryUsage, DirectoryUsageOptions } from './types.js';
+import { STALL_MS, type Walk, type WalkOptions, waitForWalk } from './walk.js';
+
+const DEFAULT_DEPTH = 1;
+const DEFAULT_TOP = 10;
+const MAX_TOP = 1000;
+const MAX_DEPTH = 64;
+const MAX_THREADS = 64;
+/** Errors and unfinished directories named in an answer. */
+const LISTED = 10;
+/** Errors kept by a walk with their names. */
+const MAX_ERRORS = 100;
+/** After a walk is stopped, how long its threads have to come back before the ones still out are taken as held by a dead mount. */
+const HELD_AFTER_STOP_MS = 150;
+
+interface Settings {
+  readonly depth: number;
+  readonly top: number;
+  readonly oneFileSystem: boolean;
+  readonly fresh: boolean;
+  readonly apparent: boolean;
+  readonly bigint: boolean;
+  readonly timeout: number;
+  readonly threads: number | undefined;
+  readonly signal: DirectoryUsageOptions['signal'];
+  readonly onProgress: DirectoryUsageOptions['onProgress'];
+}
+
+function wholeNumber(value: unknown, name: string, min: number, max: number, fallback: number | undefined): number | undefined {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw codeError(RangeError, 'ERR_OUT_OF_RANGE', `The value of "options.${name}" is out of range. It must be an integer from ${min} to ${max}. Received ${String(value)}`);
+  }
+  return value;
+}
+
+function flag(value: unknown, name: string): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean') throw codeError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "options.${name}" property must be of type boolean. Received ${typeof value}`);
+  return value;
+}
+
+function settingsOf(given: DirectoryUsageOptions | null | undefined): Settings {
+  const options = validateOptions(given) ?? {};
+  validateSignal(options.signal);
+  if (options.onProgress !== undefined && typeof options.onProgress !== 'function') {
+    throw codeError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "options.onProgress" property must be of type function. Received ${typeof options.onProgress}`);
+  }
+  return {
+    depth: wholeNumber(options.depth, 'depth', 0, MAX_DEPTH, DEFAULT_DEPTH)!,
+    top: wholeNumber(options.top, 'top', 0, MAX_TOP, DEFAULT_TOP)!,
+    oneFileSystem: flag(options.oneFileSystem, 'oneFileSystem'),
+    fresh: flag(options.fresh, 'fresh'),
+    apparent: flag(options.apparent, 'apparent'),
+    bigint: flag(options.bigint, 'bigint'),
+    timeout: validateTimeout(options.timeout) ?? Infinity,
+    threads: wholeNumber(options.threads, 'threads', 1, MAX_THREADS, undefined),
+    signal: options.signal,
+    onProgress: options.onProgress,
+  };
+}
+
+/** Starts a walk from `path` on this process's backend. */
+async function startWalk(path: string, options: WalkOptions): Promise<Walk> {
+  const binding = walkBinding();
+  if (binding !== undefined) {
+    const { startNativeWalk } = await import('./nativeWalk.js');
+    return startNativeWalk(binding, path, options);
+  }
+  const { startFallbackWalk } = await import('./fallbackWalk.js');
+  return startFallbackWalk(path, options);
+}
+
+/** The start itself could not be read: the one error that is not an answer. */
+function startFailure(tree: ScanTree): Error | undefined {
+  const failed = tree.data.errors.find((error) => error.dir === 0 && error.name.length === 0);
+  if (failed === undefined || (tree.flags(0) & NodeFlag.unreadable) === 0) return undefined;
+  return errnoError(failed.errno, tree.syscalls[failed.syscall] ?? 'stat', tree.name(0));
+}
+
+/**
+ * A walk that did not finish: stop it, wait a moment for its threads, and
+ * take those still out as held by a dead mount: their mounts are marked
+ * stuck (later walks skip them at once) until their calls return.
+ */
+async function giveUp(walk: Walk, heldForMs: number): Promise<ScanTree> {
+  walk.stop();
+  await new Promise((resolve) => setTimeout(resolve, HELD_AFTER_STOP_MS));
+  const tree = await walk.tree();
+  const since = performance.now() - heldForMs;
+  for (const node of walk.busy()) {
+    const busy = tree.data.inProgress.find((entry) => entry.dir === node);
+    const path = busy !== undefined && busy.name.length > 0 ? tree.entryPath(tree.data.parent[node]!, busy.name) : tree.path(node);
+    markWalkStuck(path, since, heldForMs, () => !walk.busy().includes(node));
+  }
+  walk.unref();
+  return tree;
+}
+
+/** Where a continuing walk stands: the tree so far, and whether it is done. */
+async function waitOn(
+  walk: Walk,
+  settings: Settings,
+  timeoutMs: number,
+  keepWalking: boolean,
+): Promise<{ tree: ScanTree; done: boolean; stalled: boolean }> {
+  const started = performance.now();
+  let outcome: Awaited<ReturnType<typeof waitForWalk>>;
+  try {
+    outcome = await waitForWalk(walk, { timeoutMs, stallMs: STALL_MS, signal: settings.signal, onProgress: settings.onProgress });
+  } catch (error) {
+    // Cancelled: the walk stops within one call of each thread, and its memory goes as they return.
+    if (!keepWalking) walk.release();
+    throw error;
+  }
+  if (outcome === 'done') return { tree: await walk.tree(), done: true, stalled: false };
+  if (outcome === 'deadline' && keepWalking) return { tree: await walk.tree(), done: false, stalled: false };
+  return { tree: await giveUp(walk, performance.now() - started), done: false, stalled: outcome === 'stalled' };
+}
+
+function answerFrom(tree: ScanTree, node: number, settings: Settings, ageMs: number): DirectoryUsage<number | bigint> {
+  return summarize(tree, node, { depth: settings.depth, top: settings.top, apparent: settings.apparent, bigint: settings.bigint, listed: LISTED, ageMs });
+}
+
+/**
+ * The walk of `path`, or of a kept walk that holds it. With `keepWalking`,
+ * a walk past `timeout` is left running (and kept) rather than stopped, so
+ * that a later call answers from it: the MCP tool's budget.
+ */
+async function directoryUsageOf(path: string, settings: Settings, keepWalking: boolean): Promise<DirectoryUsage<number | bigint>> {
+  validatePath(path);
+  const absolute = resolve(path);
+  if (settings.signal?.aborted) throw abortError(settings.signal);
+  // Reads the mount table (a change drops the kept walks), and fails fast on a stuck mount.
+  const holding = mountHolding(absolute);
+  if (holding?.stuck) throw timeoutError(absolute, holding.mountPoint, STALL_MS); // as a probe of it would
+  const topFiles = Math.max(settings.top, DEFAULT_TOP);
+  let entry: KeptWalk | undefined;
+  if (!settings.fresh) {
+    const found = findKeptWalk(absolute, settings.oneFileSystem, topFiles);
+    if (found?.kept.tree !== undefined && found.node !== undefined) {
+      return answerFrom(found.kept.tree, found.node, settings, Date.now() - found.kept.endedAt!);
+    }
+    entry = found?.kept;
+  }
+  let root = absolute;
+  if (entry === undefined) {
+    const mounts = mountsBelow(absolute).map(({ mountPoint, major, minor, stuck }) => [mountPoint, major, minor, stuck] as const);
+    const walk = await startWalk(absolute, {
+      threads: settings.threads,
+      oneFileSystem: settings.oneFileSystem,
+      keepFiles: false,
+      topFiles,
+      maxErrors: MAX_ERRORS,
+      mounts,
+    });
+    entry = keepWalk({ root: absolute, oneFileSystem: settings.oneFileSystem, topFiles, walk, tree: undefined, endedAt: undefined });
+  } else {
+    root = entry.root;
+  }
+  const { tree, done, stalled } = await waitOn(entry.walk, settings, settings.timeout, keepWalking);
+  if (done) {
+    walkFinished(entry, tree);
+  } else if (stalled || !keepWalking) {
+    forgetWalk(entry);
+  }
+  const failed = startFailure(tree);
+  if (failed) {
+    forgetWalk(entry);
+    throw failed;
+  }
+  const node = tree.find(absolute === root ? '' : absolute.slice(root.length + (root.endsWith('/') || root.endsWith('\\') ? 0 : 1)));
+  if (node !== undefined) return answerFrom(tree, node, settings, 0);
+  // A walk from above that has not reached it yet.
+  if (!done && !stalled) return notReachedYet(absolute, tree, settings);
+  throw codeNameError('ENOENT', 'openat', absolute); // not a directory the walk met
+}
+
+/** What a continuing walk from above can say of a directory it has not reached yet: nothing but that. */
+function notReachedYet(path: string, tree: ScanTree, settings: Settings): DirectoryUsage<number | bigint> {
+  const zero = settings.bigint ? 0n : 0;
+  return {
+    path,
+    allocated: zero,
+    apparent: zero,
+    files: zero,
+    directories: zero,
+    children: [],
+    largestDirectories: [],
+    largestFiles: [],
+    errors: { count: 0, first: [] },
+    skipped: [],
+    unfinished: { count: 1, first: [path] },
+    complete: false,
+    scannedAt: new Date(tree.startedAt).toISOString(),
+    elapsedMs: Math.round(tree.elapsedMs),
+    ageMs: 0,
+    backend: tree.backend,
+  };
+}
+
+/**
+ * What fills the directory at `path`: its allocated and apparent bytes,
+ * files and directories, its children to `depth`, and the largest
+ * directories and files below it. Exact: each inode counted once, symlinks
+ * never followed. A walk made for this call, or a kept one (see docs/du.md).
+ * Rejects, with an fs-style error, only when `path` itself cannot be read.
+ */
+export function directoryUsage(path: string, options: DirectoryUsageOptions & { bigint: true }): Promise<DirectoryUsage<bigint>>;
+export function directoryUsage(path: string, options?: (DirectoryUsageOptions & { bigint?: false }) | null): Promise<DirectoryUsage<number>>;
+export function directoryUsage(path: string, options?: DirectoryUsageOptions | null): Promise<DirectoryUsage<number> | DirectoryUsage<bigint>>;
+export async function directoryUsage(path: string, options?: DirectoryUsageOptions | null): Promise<DirectoryUsage<number> | DirectoryUsage<bigint>> {
+  return (await directoryUsageOf(path, settingsOf(options), false)) as DirectoryUsage<number> | DirectoryUsage<bigint>;
+}
+
+/**
+ * As directoryUsage(), for a caller with a budget that asks again (the MCP
+ * tool): past `budgetMs` it answers with what the walk has found so far,
+ * `complete: false`, and the walk goes on; the next call for a directory in
+ * it waits on that walk, or answers from it once it is done.
+ */
+export async function directoryUsageWithin(path: string, budgetMs: number, options?: DirectoryUsageOptions | null): Promise<DirectoryUsage<number> | DirectoryUsage<bigint>> {
+  const settings = { ...settingsOf(options), timeout: budgetMs };
+  return (await directoryUsageOf(path, settings, true)) as DirectoryUsage<number> | DirectoryUsage<bigint>;
+}
