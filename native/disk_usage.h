@@ -59,6 +59,11 @@ enum Syscall : uint32_t {
   kSyscallMultiByteToWideChar,
 };
 
+#ifdef _WIN32
+// A Win32 error as the POSIX errno JS reports, as libuv's uv_translate_sys_error maps it.
+int Win32Errno(unsigned long error);
+#endif
+
 // Probes the file system holding `path` (UTF-8, NUL-terminated). Returns 0 and
 // fills `out`, or returns a POSIX errno value (on Windows, the Win32 error
 // mapped to its POSIX equivalent) and sets `*syscall`. With `with_device`,

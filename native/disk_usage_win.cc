@@ -15,13 +15,9 @@
 
 namespace diskprobe {
 
-namespace {
-
-constexpr DWORD kWideChars = 32768;
-
 // The Win32 errors a path probe can meet, as the POSIX errno JS reports.
 // The mapping follows libuv's uv_translate_sys_error, so codes match fs.
-int PosixErrno(DWORD error) {
+int Win32Errno(unsigned long error) {
   switch (error) {
     case ERROR_FILE_NOT_FOUND:
     case ERROR_PATH_NOT_FOUND:
@@ -52,9 +48,14 @@ int PosixErrno(DWORD error) {
   }
 }
 
+
+namespace {
+
+constexpr DWORD kWideChars = 32768;
+
 int Fail(Syscall which, Syscall* syscall) {
   *syscall = which;
-  return PosixErrno(GetLastError());
+  return Win32Errno(GetLastError());
 }
 
 // Writes `wide` as UTF-8 into `dst`, dropping the \\?\ prefix that long paths

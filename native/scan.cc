@@ -235,7 +235,7 @@ class ScanState : public std::enable_shared_from_this<ScanState> {
 
  private:
   void Work(uint32_t slot);
-  void Visit(const WorkItem& item, uint32_t slot);
+  void Visit(const WorkItem& item, std::vector<char>* scratch);
   // With mutex_ held: counts and keeps the first few.
   void RecordError(uint32_t dir, std::string name, int error, uint32_t syscall);
   // Takes the directory `node`'s stat: false if it is not to be walked (an error, a duplicate, another device).
@@ -366,6 +366,7 @@ class Listing : public scan::EntrySink {
 }  // namespace
 
 void ScanState::Work(uint32_t slot) {
+  std::vector<char> scratch;  // the listing buffer, reused for every directory this thread lists
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
     work_cv_.wait(lock, [this] { return stopped_ || done_ || !queue_.empty(); });
@@ -377,7 +378,7 @@ void ScanState::Work(uint32_t slot) {
     node.flags |= kNodeStarted;
     busy_[slot] = {item.node, item.stat_first ? node.name : std::string(), 0, 0};
     lock.unlock();
-    Visit(item, slot);
+    Visit(item, &scratch);
     item.parent.reset();
     lock.lock();
     busy_[slot] = {kNone, std::string(), 0, 0};
@@ -426,8 +427,7 @@ bool ScanState::ClaimDirectory(uint32_t index, const scan::Facts& facts) {
   return true;
 }
 
-void ScanState::Visit(const WorkItem& item, uint32_t slot) {
-  (void)slot;
+void ScanState::Visit(const WorkItem& item, std::vector<char>* scratch) {
   const uint32_t index = item.node;
   Node& node = nodes_[index];  // its name and trie never change once queued
   if (item.stat_first) {
@@ -460,7 +460,7 @@ void ScanState::Visit(const WorkItem& item, uint32_t slot) {
   auto open = std::make_shared<OpenDir>();
   open->dir = dir;
   Listing listing(*this, index, node.trie);
-  const int list_error = scan::List(open->dir, &listing);
+  const int list_error = scan::List(open->dir, &listing, scratch);
   Publish(index, listing.Take(), open, list_error);
 }
 

@@ -7,12 +7,10 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <string>
 
 #include "scan_platform.h"
@@ -102,13 +100,13 @@ int StatChild(const Dir& parent, const char* name, size_t length, Facts* facts, 
   return 0;
 }
 
-int List(const Dir& dir, EntrySink* sink) {
+int List(const Dir& dir, EntrySink* sink, std::vector<char>* scratch) {
   const int fd = static_cast<int>(dir.handle);
-  // One buffer a thread, reused for every directory it lists.
-  thread_local std::string buffer(kListBuffer, '\0');
+  if (scratch->size() < kListBuffer) scratch->resize(kListBuffer);
+  std::vector<char>& buffer = *scratch;
   for (;;) {
     if (sink->Stopped()) return 0;
-    const long read = syscall(SYS_getdents64, fd, &buffer[0], buffer.size());
+    const long read = syscall(SYS_getdents64, fd, buffer.data(), buffer.size());
     if (read < 0) {
       if (errno == EINTR) continue;
       return errno;
@@ -141,13 +139,6 @@ int List(const Dir& dir, EntrySink* sink) {
 void Close(Dir* dir) {
   if (dir->handle >= 0) close(static_cast<int>(dir->handle));
   dir->handle = -1;
-}
-
-size_t OpenDirectoryBudget() {
-  struct rlimit limit;
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 4096;
-  // A quarter of what the process may open: the rest is the application's.
-  return std::max<size_t>(64, static_cast<size_t>(limit.rlim_cur) / 4);
 }
 
 }  // namespace scan

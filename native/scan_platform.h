@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace diskprobe {
 namespace scan {
@@ -71,13 +72,12 @@ int OpenChild(const Dir& parent, const char* name, size_t length, Dir* out);
 int StatChild(const Dir& parent, const char* name, size_t length, Facts* facts, WalkSyscall* syscall);
 
 // Lists every entry of `dir` but "." and "..", in the order the system
-// returns them. Returns 0, or the errno that ended the listing early.
-int List(const Dir& dir, EntrySink* sink);
+// returns them, reading into `scratch` (one per thread, reused: not a
+// thread_local, whose destructor would need glibc 2.18). Returns 0, or the
+// errno that ended the listing early.
+int List(const Dir& dir, EntrySink* sink, std::vector<char>* scratch);
 
 void Close(Dir* dir);
-
-// The most open directories the walk should hold, from the process's limit.
-size_t OpenDirectoryBudget();
 
 }  // namespace scan
 }  // namespace diskprobe

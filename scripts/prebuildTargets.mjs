@@ -9,8 +9,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-const POSIX_SOURCES = ['addon.cc', 'probe_pool.cc', 'disk_usage_posix.cc', 'mount_list_posix.cc'];
-const WINDOWS_SOURCES = ['addon.cc', 'probe_pool.cc', 'disk_usage_win.cc', 'mount_list_win.cc', 'win_delay_load_hook.cc'];
+const COMMON_SOURCES = ['addon.cc', 'addon_scan.cc', 'probe_pool.cc', 'scan.cc'];
+const POSIX_SOURCES = [...COMMON_SOURCES, 'disk_usage_posix.cc', 'mount_list_posix.cc'];
+const WINDOWS_SOURCES = [...COMMON_SOURCES, 'disk_usage_win.cc', 'mount_list_win.cc', 'scan_win.cc', 'win_delay_load_hook.cc'];
 
 /** The flags every target compiles with: binding.gyp's defines, C++17, exceptions on (node-addon-api's NAPI_CPP_EXCEPTIONS). */
 export const COMMON_FLAGS = [
@@ -57,7 +58,8 @@ export const TARGETS = [
 
 /** The native sources a target compiles, relative to the project root. */
 export function sourcesOf(target) {
-  return (target.kind === 'pe' ? WINDOWS_SOURCES : POSIX_SOURCES).map((name) => `native/${name}`);
+  const sources = target.kind === 'pe' ? WINDOWS_SOURCES : [...POSIX_SOURCES, target.kind === 'macho' ? 'scan_darwin.cc' : 'scan_linux.cc'];
+  return sources.map((name) => `native/${name}`);
 }
 
 /** The flags that are the target's own, compile and link (the Windows relink adds its own: scripts/prebuild.mjs). */
