@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // The diskprobe command: reads the command line and hands off to the
-// command. Exit statuses: 0 success, 1 a probe failed, 2 a usage error.
+// command. Exit statuses: 0 success, 1 a probe failed, 2 a usage error
+// (1 for df's, as GNU df).
 // The status goes to process.exitCode, never process.exit(), so piped
 // output is flushed before the process ends.
-import { type Command, parseCommandLine, USAGE, UsageError } from './commandLine.js';
+import { type Command, parseCommandLine, UsageError } from './commandLine.js';
+import { helpText } from './helpText.js';
 import { packageVersion } from './packageVersion.js';
 
 /**
@@ -23,7 +25,7 @@ async function run(command: Command): Promise<number> {
   if (command.kind !== 'serve') watchStdout();
   switch (command.kind) {
     case 'help':
-      process.stdout.write(USAGE);
+      process.stdout.write(helpText(command.topic));
       return 0;
     case 'version':
       process.stdout.write(`${packageVersion()}\n`);
@@ -56,8 +58,8 @@ async function main(args: readonly string[]): Promise<number> {
     command = parseCommandLine(args);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`diskprobe: ${error.message}. Run 'diskprobe --help' for usage.\n`);
-    return 2;
+    process.stderr.write(error.report());
+    return error.status;
   }
   return run(command);
 }
