@@ -98,7 +98,8 @@ function failedItem(outcome: { target: DfTarget; error: unknown }, listing: DfLi
   // A mount point given as a path that failed is still named by the table.
   const mount = target.mount ?? stuck.mount ?? listing.byPoint.get(target.path);
   if (mount !== undefined && !mountSelected(mount.device, mount.fsType, options)) return undefined;
-  const reason = { code: typeof code === 'string' ? code : 'EIO', message: failureReason(error, options.timeout) };
+  // An error with no code of its own gets libuv's name for an unknown one.
+  const reason = { code: typeof code === 'string' ? code : 'UNKNOWN', message: failureReason(error, options.timeout) };
   const entry = failedEntry(target.path, mount, mount?.mountPoint ?? stuck.point ?? null, reason, listing.backend);
   const names = { source: mount?.device ?? '-', fstype: mount?.fsType ?? '-', target: mount?.mountPoint ?? stuck.point ?? '-', file: target.file };
   // Listing every mount, df keeps quiet about one it may not read or that went

@@ -64,6 +64,8 @@ function printable(text: string): string {
 class NumberFormat {
   private readonly humanOptions: number;
   private readonly blockSize: bigint;
+  /** df -h's numbers (diskprobe df's default): byte counts straight from the probe, as humanSize prints them. */
+  readonly humanBytes: boolean;
 
   constructor(
     numbers: DfNumbers,
@@ -71,6 +73,7 @@ class NumberFormat {
   ) {
     this.humanOptions = numbers.humanOptions;
     this.blockSize = BigInt(numbers.blockSize);
+    this.humanBytes = this.humanOptions === HUMAN_1024 && this.blockSize === 1n;
   }
 
   /** `count` units of `inputUnits` bytes; `outputUnits` is the block size, or 1 for inodes. */
@@ -105,6 +108,33 @@ class NumberFormat {
   }
 }
 
+const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * A block cell of df -h from the probe's bytes, the cheap way, for the
+ * tables of thousands of mounts: the same digits as NumberFormat.cell (the
+ * byte count is blocks × block size, and usedPercent rounds up to df's Use%
+ * exactly), without rebuilding df's counts. For usages that bytesFit;
+ * undefined for the fields it does not cover.
+ */
+function humanBytesCell(field: DfColumn['field'], usage: DiskUsage<bigint>): string | undefined {
+  switch (field) {
+    case 'size':
+      return humanSize(usage.total);
+    case 'used':
+      return humanSize(usage.used);
+    case 'avail':
+      return humanSize(usage.available);
+    case 'pcent':
+      return usage.used + usage.available === 0n ? '-' : `${Math.ceil(usage.usedPercent)}%`;
+    default:
+      return undefined;
+  }
+}
+
+/** Whether humanBytesCell holds for `usage`: counts below 2^53, no more free than in total. */
+const bytesFit = (usage: DiskUsage<bigint>): boolean => usage.total <= SAFE && usage.free <= usage.total;
+
 /** The Use% the bar draws, unrounded; undefined where df shows "-". */
 function barPercent(blocks: FieldValues): number | undefined {
   if (!knownValue(blocks.used) || blocks.negateUsed || blocks.used + blocks.available === 0n) return undefined;
@@ -116,9 +146,12 @@ type Slot = DfColumn['field'] | 'bar';
 
 const isNumber = (slot: Slot): boolean => slot === 'bar' || FIELD_DATA[slot].kind !== 'other';
 
-function cellsOf(names: RowNames, counts: FsCounts | undefined, slots: readonly Slot[], format: NumberFormat): Row {
+/** What a row's numbers come from: the probe's usage, or df's counts (unknown ones, the total); undefined when it did not answer. */
+type RowNumbers = { readonly usage: DiskUsage<bigint> } | { readonly counts: FsCounts } | undefined;
+
+function cellsOf(names: RowNames, numbers: RowNumbers, slots: readonly Slot[], format: NumberFormat): Row {
   const cells: Cell[] = [];
-  if (counts === undefined) {
+  if (numbers === undefined) {
     // Not responding: the words take the place of the first run of numbers; any later number is unknown.
     let spanned = false;
     for (let index = 0; index < slots.length; index++) {
@@ -140,11 +173,21 @@ function cellsOf(names: RowNames, counts: FsCounts | undefined, slots: readonly 
     }
     return cells;
   }
-  const { blocks, inodes } = fieldValues(counts);
+  const usage = 'usage' in numbers ? numbers.usage : undefined;
+  const bytes = usage !== undefined && format.humanBytes && bytesFit(usage) ? usage : undefined;
+  let values: ReturnType<typeof fieldValues> | undefined;
   for (const slot of slots) {
-    if (slot === 'bar') cells.push(usageBar(barPercent(blocks)));
-    else if (FIELD_DATA[slot].kind === 'other') cells.push(printable(names[slot as keyof RowNames]));
-    else cells.push(format.cell(slot, blocks, inodes));
+    if (slot !== 'bar' && FIELD_DATA[slot].kind === 'other') {
+      cells.push(printable(names[slot as keyof RowNames]));
+      continue;
+    }
+    const fast = bytes !== undefined && slot !== 'bar' ? humanBytesCell(slot, bytes) : undefined;
+    if (fast !== undefined) {
+      cells.push(fast);
+      continue;
+    }
+    values ??= fieldValues(usage !== undefined ? countsOf(usage) : (numbers as { counts: FsCounts }).counts);
+    cells.push(slot === 'bar' ? usageBar(barPercent(values.blocks)) : format.cell(slot, values.blocks, values.inodes));
   }
   return cells;
 }
@@ -166,14 +209,14 @@ export function renderDfTable(rows: readonly DfRow[], options: DfTableOptions): 
   }
   const total = new GrandTotal();
   const cells = rows.map((row) => {
-    const counts = row.kind === 'usage' ? countsOf(row.usage) : row.kind === 'unknown' ? UNKNOWN_COUNTS : undefined;
-    if (options.total && counts !== undefined) total.add(counts);
-    return cellsOf(row, counts, slots, format);
+    const numbers: RowNumbers = row.kind === 'usage' ? { usage: row.usage } : row.kind === 'unknown' ? { counts: UNKNOWN_COUNTS } : undefined;
+    if (options.total && row.kind === 'usage') total.add(countsOf(row.usage));
+    return cellsOf(row, numbers, slots, format);
   });
   if (options.total) {
     // The total's own names (get_dev("total", …) in df.c's main): its mount point reads "total" when no column says so already.
     const target = options.columns.some((column) => column.field === 'source') ? '-' : 'total';
-    cells.push(cellsOf({ source: 'total', fstype: '-', target, file: '-' }, total.counts(), slots, format));
+    cells.push(cellsOf({ source: 'total', fstype: '-', target, file: '-' }, { counts: total.counts() }, slots, format));
   }
   return renderTable(columns, cells);
 }

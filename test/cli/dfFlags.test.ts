@@ -244,7 +244,21 @@ describe.skipIf(announceSkip('diskprobe df vs GNU df, flag by flag', skipReason)
     join(dir('t2'), 'file0'),
   ];
   const cases = [...pathCases(paths), ...listingCases(), ...environmentCases(paths)];
+  // --json beside the table's sources and mount points, which its entries must list in the same order.
+  const jsonCases: Case[] = [[], ['-a'], ['-l', '--total'], ['-t', 'tmpfs', '-x', 'ramfs'], ['-a', '-i', '-BK']].flatMap((filter) => [
+    {
+      name: `--json ${label(filter)}`,
+      ours: ['--json', ...filter],
+      gnu: [...filter.filter((flag) => !['-i', '-BK'].includes(flag)), '--output=source,target'],
+    },
+    {
+      name: `--json ${label(filter)} PATHS`,
+      ours: ['--json', ...filter, ...paths],
+      gnu: [...filter.filter((flag) => !['-i', '-BK'].includes(flag)), '--output=source,target', ...paths],
+    },
+  ]);
   let results: Ran[][] = [];
+  let jsonResults: Ran[][] = [];
 
   beforeAll(() => {
     mount('tmpfs', 'tmpfs', `size=${PAGE},nr_inodes=1023`, dir('t1')); // 4.0K; 1023 inodes
@@ -272,14 +286,16 @@ describe.skipIf(announceSkip('diskprobe df vs GNU df, flag by flag', skipReason)
     mount('tmpfs', 'dpunder', `size=${11 * PAGE}`, dir('over'));
     mount('tmpfs', 'dpover', `size=${13 * PAGE}`, dir('over'));
 
-    const request = { cli: cliPath, keep: [work], below: '/tmp/', cases: cases.map(({ ours, gnu, env }) => ({ ours, gnu, env })) };
+    const request = { cli: cliPath, keep: [work], below: '/tmp/', cases: [...cases, ...jsonCases].map(({ ours, gnu, env }) => ({ ours, gnu, env })) };
     const ran = spawnSync('unshare', ['-m', '--propagation', 'private', process.execPath, driver], {
       input: JSON.stringify(request),
       encoding: 'utf8',
       maxBuffer: 256 << 20,
     });
     if (ran.status !== 0) throw new Error(`the namespace driver failed (${ran.status ?? ran.signal}): ${ran.stderr}`);
-    results = (JSON.parse(ran.stdout) as Array<{ gnu: Ran; ours: Ran }>).map(({ gnu, ours }) => [gnu, ours]);
+    const all = (JSON.parse(ran.stdout) as Array<{ gnu: Ran; ours: Ran }>).map(({ gnu, ours }) => [gnu, ours]);
+    results = all.slice(0, cases.length);
+    jsonResults = all.slice(cases.length);
   }, 600_000);
 
   afterAll(() => {
@@ -289,6 +305,37 @@ describe.skipIf(announceSkip('diskprobe df vs GNU df, flag by flag', skipReason)
   it(`compares ${cases.length} command lines`, () => {
     expect(results).toHaveLength(cases.length);
     expect(cases.length).toBeGreaterThan(350);
+  });
+
+  it.each(jsonCases.map((testCase, index) => [testCase.name, index] as const))('%s lists what the table lists, in its order', (_, index) => {
+    const [gnu, ours] = jsonResults[index]!;
+    const entries = JSON.parse(ours!.stdout) as Array<{
+      device: string | null;
+      mountPoint: string | null;
+      fsType: string | null;
+      error: { code: string } | null;
+    }>;
+    const rows = gnu!.stdout
+      .trimEnd()
+      .split('\n')
+      .slice(1)
+      .map((line) => [line.slice(0, line.indexOf(' ')), line.slice(line.indexOf(' ')).trim()])
+      // --json has no total row.
+      .filter(([source, target]) => !(source === 'total' && target === '-'));
+    expect(entries.map((entry) => [entry.device, entry.mountPoint])).toEqual(rows);
+    expect(ours!.status).toBe(gnu!.status);
+    // -a's over-mounted entry has no counts of its own; every other one answered.
+    for (const entry of entries) {
+      if (entry.device === 'dpunder') expect(entry.error).toEqual({ code: 'EOVERMOUNTED', message: 'over-mounted by another device' });
+      else expect(entry.error).toBeNull();
+    }
+  });
+
+  it('gives --json entries their device and read-only flag', () => {
+    const entries = JSON.parse(jsonResults[1]![1]!.stdout) as Array<{ path: string; device: string; readOnly: boolean; fsType: string }>;
+    expect(entries.find((entry) => entry.path === dir('ro'))).toMatchObject({ device: 'tmpfs', fsType: 'tmpfs', readOnly: true });
+    expect(entries.find((entry) => entry.path === dir('over'))).toMatchObject({ device: 'dpover', readOnly: false });
+    expect(entries.find((entry) => entry.path === dir('ramfs'))).toMatchObject({ device: 'ramfs', fsType: 'ramfs', readOnly: false });
   });
 
   it.each(cases.map((testCase, index) => [testCase.name, index] as const))('%s', (_, index) => {
