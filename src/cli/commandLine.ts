@@ -5,7 +5,10 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { isLogLevel, LOG_LEVELS, type LogLevel } from '../mcp/logging.js';
 import { DEFAULT_FS_TYPES_EXCLUDE, DEFAULT_MOUNT_POINTS_EXCLUDE } from '../metrics/exclusions.js';
 import { DEFAULT_TIMEOUT_MS, INT32_MAX, MAX_TIMEOUT_MS } from '../probe/limits.js';
-import type { DfOptions } from './df.js';
+import { type DfOptions, parseDfCommandLine } from './dfCommandLine.js';
+import { UsageError } from './usageError.js';
+
+export { DfUsageError, UsageError } from './usageError.js';
 
 /** How the MCP server runs. */
 export interface ServeOptions {
@@ -44,9 +47,17 @@ export interface HttpOptions {
 
 export const HTTP_DEFAULTS = { maxConnections: 512, maxRequests: 1024, maxSessions: 256, sessionIdleMs: 600_000, headerTimeoutMs: 10_000 } as const;
 
+/** diskprobe's commands; each has its own options and --help. */
+const COMMANDS = ['serve', 'df', 'metrics'] as const;
+export type CommandName = (typeof COMMANDS)[number];
+
+function isCommandName(name: string | undefined): name is CommandName {
+  return (COMMANDS as readonly (string | undefined)[]).includes(name);
+}
+
 /** What the command line asks for. */
 export type Command =
-  | { readonly kind: 'help' }
+  | { readonly kind: 'help'; readonly topic: CommandName | undefined }
   | { readonly kind: 'version' }
   | { readonly kind: 'serve'; readonly options: ServeOptions }
   | { readonly kind: 'df'; readonly options: DfOptions }
@@ -68,75 +79,9 @@ export interface MetricsOptions {
   readonly allowRemote: boolean;
 }
 
-/** A command line that cannot be run: exit status 2, and a pointer to --help. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
-
-const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 /** A scrape's default budget, under Prometheus's default scrape timeout of 10 s. */
 export const METRICS_TIMEOUT_MS = 5000;
-
-export const USAGE = `Usage: diskprobe [command] [options]
-
-Commands:
-  serve [options]       Run the MCP server on stdin and stdout (the default)
-  df [options] [path…]  Show disk usage like df -hT: every mounted file system,
-                        or the one holding each path
-
-Options for serve:
-  --probe-timeout <ms>  Give each file system this long to answer (default ${DEFAULT_TIMEOUT_MS})
-  --log-level <level>   Least severe log level sent to the client until it sets
-                        one: ${LOG_LEVELS.join(', ')} (default warning)
-  --max-message-bytes <n>
-                        Refuse longer messages with -32600 (default ${DEFAULT_MAX_MESSAGE_BYTES})
-  --root <dir>          Report only on paths under <dir> (symlinks resolved);
-                        repeat for several. Default: every path
-  --http [host:]port    Serve MCP over Streamable HTTP at /mcp instead of stdio,
-                        on 127.0.0.1 unless a host is given
-  --token-file <path>   Require this bearer token (the file's first line) on every
-                        HTTP request; needed off loopback. DISKPROBE_TOKEN may
-                        give the token instead
-  --tls-cert <path>, --tls-key <path>
-                        Serve HTTPS with this PEM certificate and key
-  --max-connections <n> Connections open at once (default ${HTTP_DEFAULTS.maxConnections})
-  --max-requests <n>    Requests answered at once, streams included; more get 503
-                        (default ${HTTP_DEFAULTS.maxRequests})
-  --max-sessions <n>    2025-era sessions open at once (default ${HTTP_DEFAULTS.maxSessions})
-  --session-idle-timeout <ms>
-                        End a session idle this long (default ${HTTP_DEFAULTS.sessionIdleMs})
-  --header-timeout <ms> Cut a client that takes longer to send its headers
-                        (default ${HTTP_DEFAULTS.headerTimeoutMs})
-
-  metrics [options]     Print disk usage as Prometheus metrics, with node_exporter's
-                        filesystem names, once; or serve them (--listen)
-
-Options for metrics:
-  --listen [host:]port  Serve GET /metrics here (127.0.0.1 unless a host is given)
-  --timeout <ms>        Longest a scrape may take (default ${METRICS_TIMEOUT_MS}); a mount that has
-                        not answered by then is reported as "mountpoint timeout"
-  --prefix <name>       Name the filesystem families <name>_size_bytes, ... instead of
-                        node_filesystem_..., for use beside node_exporter's own collector
-  --mount-points-exclude <regex>, --fs-types-exclude <regex>
-                        Which mounts to leave out (node_exporter's defaults)
-  --token-file <path>   Require this bearer token (or DISKPROBE_TOKEN) on every scrape
-  --allow-remote        Listen off loopback without a token
-
-Options for df:
-  --json                Print exact JSON (integers, even above 2^53) instead of a table
-  -i, --inodes          Show inode counts instead of bytes, like df -hiT
-  -h, -T                Accepted as df takes them: sizes are always human-readable
-                        and types always shown
-  --timeout <ms>        Give each file system this long to answer (default ${DEFAULT_TIMEOUT_MS});
-                        one that does not is shown as "not responding"
-
-Options:
-  -h, --help            Show this help (after df, -h is df's -h)
-  --version             Print diskprobe's version
-
-Exit status: 0 if all went well, 1 if a path failed or a file system did not
-answer, 2 if the command line was wrong.
-`;
 
 const GLOBAL_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
@@ -170,20 +115,6 @@ const METRICS_OPTIONS = {
   'fs-types-exclude': { type: 'string' },
   'token-file': { type: 'string' },
   'allow-remote': { type: 'boolean' },
-} as const;
-
-const DF_OPTIONS = {
-  help: { type: 'boolean' },
-  version: { type: 'boolean' },
-  json: { type: 'boolean' },
-  inodes: { type: 'boolean', short: 'i' },
-  timeout: { type: 'string' },
-  // df's own habits (df -hT, df -hi): sizes are always human-readable and
-  // types always shown, so these change nothing; -h is not --help here.
-  'human-readable': { type: 'boolean', short: 'h' },
-  'print-type': { type: 'boolean', short: 'T' },
-  // df accepts -v and ignores it (System V compatibility).
-  v: { type: 'boolean', short: 'v' },
 } as const;
 
 // parseArgs's own messages run to three sentences ("Unknown option '--foo'.
@@ -261,7 +192,7 @@ function parseHttp(values: HttpValues): HttpOptions | undefined {
 
 function parseServe(args: string[]): Command {
   const { values } = strictParse(args, SERVE_OPTIONS, false);
-  if (values.help === true) return { kind: 'help' };
+  if (values.help === true) return { kind: 'help', topic: 'serve' };
   if (values.version === true) return { kind: 'version' };
   const level = values['log-level'] ?? 'warning';
   if (!isLogLevel(level)) throw new UsageError(`option '--log-level' must be one of ${LOG_LEVELS.join(', ')}, not '${level}'`);
@@ -287,7 +218,7 @@ function parseRegex(text: string | undefined, option: string, fallback: string):
 
 function parseMetrics(args: string[]): Command {
   const { values } = strictParse(args, METRICS_OPTIONS, false);
-  if (values.help === true) return { kind: 'help' };
+  if (values.help === true) return { kind: 'help', topic: 'metrics' };
   if (values.version === true) return { kind: 'version' };
   const prefix = values.prefix ?? 'node_filesystem';
   if (!/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(prefix)) throw new UsageError(`option '--prefix' must be a metric name ([a-zA-Z_:][a-zA-Z0-9_:]*), not '${prefix}'`);
@@ -308,33 +239,29 @@ function parseMetrics(args: string[]): Command {
   };
 }
 
-function parseDf(args: string[]): Command {
-  const { values, positionals } = strictParse(args, DF_OPTIONS, true);
-  if (values.help === true) return { kind: 'help' };
-  if (values.version === true) return { kind: 'version' };
-  return {
-    kind: 'df',
-    options: { json: values.json === true, inodes: values.inodes === true, timeout: parseTimeout(values.timeout), paths: positionals },
-  };
-}
-
 /**
- * Reads `diskprobe [serve] [serve options]`, `diskprobe df [df options] [path…]`
- * and `diskprobe --help|--version`. Throws UsageError for an unknown command
- * or option or a bad value.
+ * Reads `diskprobe [serve] [serve options]`, `diskprobe df [df options] [path…]`,
+ * `diskprobe metrics [options]` and `diskprobe [command] --help|--version`.
+ * Throws UsageError for an unknown command or option or a bad value;
+ * DfUsageError, worded as GNU df words it, for df's. `env` gives df its
+ * POSIXLY_CORRECT, block size variables and locale.
  */
-export function parseCommandLine(args: readonly string[]): Command {
+export function parseCommandLine(args: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env): Command {
   const [first, ...rest] = args;
+  const command = isCommandName(first) ? first : undefined;
   // --help and --version win wherever they stand before a "--" (diskprobe
   // --help df, diskprobe df / --help); so does -h, except after df, where it
-  // is df's own -h.
-  const own = first === 'df' ? rest : args;
+  // is df's own -h. Each command's --help is its own.
+  const own = command === undefined ? args : rest;
   const options = own.includes('--') ? own.slice(0, own.indexOf('--')) : own;
-  if (options.includes('--help') || (first !== 'df' && options.includes('-h'))) return { kind: 'help' };
+  if (options.includes('--help') || (command !== 'df' && options.includes('-h'))) return { kind: 'help', topic: command };
   if (options.includes('--version')) return { kind: 'version' };
-  if (first === 'df') return parseDf(rest);
-  if (first === 'serve') return parseServe(rest);
-  if (first === 'metrics') return parseMetrics(rest);
+  if (command === 'df') {
+    const parsed = parseDfCommandLine(rest, env);
+    return parsed.kind === 'help' ? { kind: 'help', topic: 'df' } : parsed;
+  }
+  if (command === 'serve') return parseServe(rest);
+  if (command === 'metrics') return parseMetrics(rest);
   // No command: the server, which is what MCP hosts start (npx -y diskprobe).
   if (first === undefined || first.startsWith('-')) return parseServe([...args]);
   throw new UsageError(`unknown command '${first}'`);

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The diskprobe command: reads the command line and hands off to the
-// command. Exit statuses: 0 success, 1 a probe failed, 2 a usage error.
+// command. Exit statuses: 0 success, 1 a probe failed, 2 a usage error
+// (1 for df's, as GNU df).
 // The status goes to process.exitCode, so piped output is flushed before
 // the process ends; servers alone end by process.exit, once their output is
 // flushed (exitServer in stopSignals.ts says why).
@@ -8,7 +9,8 @@
 // First, before any other module is evaluated: SIGTERM and SIGINT are handled from here on.
 import './stopSignals.js';
 
-import { type Command, parseCommandLine, USAGE, UsageError } from './commandLine.js';
+import { type Command, parseCommandLine, UsageError } from './commandLine.js';
+import { helpText } from './helpText.js';
 import { packageVersion } from './packageVersion.js';
 import { exitServer, releaseStopSignals } from './stopSignals.js';
 
@@ -36,7 +38,7 @@ async function run(command: Command): Promise<number> {
   const output = { stdout: process.stdout, stderr: process.stderr };
   switch (command.kind) {
     case 'help':
-      process.stdout.write(USAGE);
+      process.stdout.write(helpText(command.topic));
       return 0;
     case 'version':
       process.stdout.write(`${packageVersion()}\n`);
@@ -79,8 +81,8 @@ async function main(args: readonly string[]): Promise<number> {
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     releaseStopSignals();
-    process.stderr.write(`diskprobe: ${error.message}. Run 'diskprobe --help' for usage.\n`);
-    return 2;
+    process.stderr.write(error.report());
+    return error.status;
   }
   return run(command);
 }

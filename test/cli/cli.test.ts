@@ -5,20 +5,46 @@ import { cpSync, existsSync, readFileSync, rmSync, statSync, symlinkSync } from 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
+import { type DfOptions, parseDfCommandLine } from '../../dist/cli/dfCommandLine.js';
 import { announceSkip, df, gnuDfSkipReason, has, linuxSkipReason, posixPathsSkipReason, projectRoot, tempDir } from '../helpers/system.js';
 import { cliPath, gnuDf, ownStderr, runCli, tableRows, whileStill } from './cliProcess.js';
+
+/** The options `diskprobe df ARGS` sends its worker. */
+const dfOptions = (args: string[]): DfOptions => (parseDfCommandLine(args, {}) as { options: DfOptions }).options;
 
 const MISSING = '/nonexistent-diskprobe-cli-test';
 
 describe('diskprobe', () => {
-  it('prints usage on stdout and exits 0 for --help and -h', () => {
+  it('prints usage on stdout and exits 0 for --help and -h: the commands, each with its summary, and how to get its help', () => {
     for (const flag of ['--help', '-h']) {
       const result = runCli([flag]);
       expect(result.status).toBe(0);
       expect(result.stdout).toMatch(/^Usage: diskprobe /);
-      expect(result.stdout).toContain('--timeout <ms>');
+      const commands = result.stdout.split('Commands:\n')[1]!.split('\n\n')[0]!.split('\n');
+      expect(commands.map((line) => line.trim().split(/\s+/)[0])).toEqual(['serve', 'df', 'metrics']);
+      for (const line of commands) expect(line).toMatch(/^ {2}\w+ +\S.{20,}/);
+      expect(result.stdout).toContain("Run 'diskprobe <command> --help'");
+      // Each command's options are in its own help, not here.
+      expect(result.stdout).not.toContain('--probe-timeout');
+      expect(result.stdout).not.toContain('--listen');
       expect(result.stderr).toBe('');
     }
+  });
+
+  it.each([
+    [['df', '--help'], 'Usage: diskprobe df ', ['--block-size=SIZE', '--output[=FIELD_LIST]', '--timeout <ms>', '--json'], ['--probe-timeout', '--listen']],
+    [['serve', '--help'], 'Usage: diskprobe [serve] ', ['--probe-timeout <ms>', '--http [host:]port'], ['--listen', '--block-size']],
+    [['serve', '-h'], 'Usage: diskprobe [serve] ', ['--probe-timeout <ms>'], ['--listen']],
+    [['metrics', '--help'], 'Usage: diskprobe metrics ', ['--listen [host:]port', '--prefix <name>'], ['--probe-timeout', '--block-size']],
+    [['metrics', '-h'], 'Usage: diskprobe metrics ', ['--listen [host:]port'], ['--probe-timeout']],
+    [['df', '/', '--help'], 'Usage: diskprobe df ', ['--total'], ['--listen']],
+  ])('prints only its own help for %j', (args, start, has, hasNot) => {
+    const result = runCli(args);
+    expect(result.status).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(result.stdout.startsWith(start)).toBe(true);
+    for (const text of has) expect(result.stdout).toContain(text);
+    for (const text of hasNot) expect(result.stdout).not.toContain(text);
   });
 
   it("prints package.json's version for --version", () => {
@@ -28,14 +54,20 @@ describe('diskprobe', () => {
 
   it.each([
     [['--foo'], "diskprobe: unknown option '--foo'. Run 'diskprobe --help' for usage.\n"],
-    [['df', '--foo'], "diskprobe: unknown option '--foo'. Run 'diskprobe --help' for usage.\n"],
+    [['metrics', '--foo'], "diskprobe: unknown option '--foo'. Run 'diskprobe --help' for usage.\n"],
     [['frobnicate'], "diskprobe: unknown command 'frobnicate'. Run 'diskprobe --help' for usage.\n"],
-    [
-      ['df', '--timeout', 'soon'],
-      "diskprobe: option '--timeout' needs a whole number of milliseconds from 1 to 2147483647, not 'soon'. Run 'diskprobe --help' for usage.\n",
-    ],
   ])('refuses %j with one line on stderr and exit status 2', (args, message) => {
     expect(runCli(args)).toEqual({ status: 2, stdout: '', stderr: message });
+  });
+
+  it.each([
+    [['df', '--foo'], "diskprobe: unrecognized option '--foo'\nTry 'diskprobe df --help' for more information.\n"],
+    [
+      ['df', '--timeout', 'soon'],
+      "diskprobe: option '--timeout' needs a whole number of milliseconds from 1 to 2147483647, not 'soon'\nTry 'diskprobe df --help' for more information.\n",
+    ],
+  ])("refuses df's %j as GNU df refuses a bad option, exit status 1", (args, message) => {
+    expect(runCli(args)).toEqual({ status: 1, stdout: '', stderr: message });
   });
 
   it('says in one line on stderr, exit status 1, that DISKPROBE_BACKEND=native cannot load the addon', () => {
@@ -126,7 +158,7 @@ describe('diskprobe', () => {
           '-e',
           `const child = require('node:child_process').fork(${JSON.stringify(join(copy, 'dist/bin/isolatedWorker.js'))}, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
            child.on('message', (message) => { if ('status' in message) process.exitCode = message.status; else process[message.stream].write(message.text); });
-           child.send({ job: { command: 'df', options: { json: true, inodes: false, timeout: 5000, paths: ['/'] } }, isTTY: false });`,
+           child.send({ job: { command: 'df', options: ${JSON.stringify(dfOptions(['--json', '/']))} }, isTTY: false });`,
         ],
         { encoding: 'utf8' },
       );
@@ -168,7 +200,9 @@ describe.skipIf(announceSkip('diskprobe df on /', posixPathsSkipReason))('diskpr
     for (let run = 0; run < 3; run++) {
       for (const timeout of ['1', '2']) {
         const listed = runCli(['df', '--json', '--timeout', timeout]);
-        for (const usage of JSON.parse(listed.stdout) as Array<{ total: number; mountPoint: string }>) expect(usage.total, usage.mountPoint).toBeGreaterThan(0);
+        for (const entry of JSON.parse(listed.stdout) as Array<{ total: number | null; mountPoint: string; error: unknown }>) {
+          if (entry.error === null) expect(entry.total, entry.mountPoint).toBeGreaterThan(0);
+        }
       }
     }
   });
@@ -182,7 +216,14 @@ describe.skipIf(announceSkip('diskprobe df on /', posixPathsSkipReason))('diskpr
     const json = runCli(['df', '--json', '/', MISSING]);
     expect(json.status).toBe(1);
     expect(json.stderr).toBe(`diskprobe: ${MISSING}: no such file or directory\n`);
-    expect((JSON.parse(json.stdout) as Array<{ mountPoint: string }>).map((usage) => usage.mountPoint)).toEqual(['/']);
+    // Every path asked about, in order; the one that failed with its error.
+    const entries = JSON.parse(json.stdout) as Array<{ path: string; mountPoint: string | null; total: number | null; error: unknown }>;
+    expect(entries.map((entry) => [entry.path, entry.mountPoint])).toEqual([
+      ['/', '/'],
+      [MISSING, null],
+    ]);
+    expect(entries[0]).toMatchObject({ error: null, device: expect.any(String), readOnly: expect.any(Boolean) });
+    expect(entries[1]).toMatchObject({ total: null, device: null, error: { code: 'ENOENT', message: 'no such file or directory' } });
   });
 
   it('quotes a failing name as df does, so a newline or a terminal escape in it cannot break or forge a line', () => {
@@ -193,14 +234,34 @@ describe.skipIf(announceSkip('diskprobe df on /', posixPathsSkipReason))('diskpr
     );
   });
 
-  it('prints only errors, and JSON an empty array, when every path fails', () => {
+  it('prints only errors when every path fails, and in JSON an entry with its error for each', () => {
     expect(runCli(['df', MISSING])).toEqual({ status: 1, stdout: '', stderr: `diskprobe: ${MISSING}: no such file or directory\n` });
-    expect(runCli(['df', '--json', MISSING]).stdout).toBe('[]\n');
+    const json = runCli(['df', '--json', MISSING]);
+    expect(json.status).toBe(1);
+    expect(JSON.parse(json.stdout)).toEqual([
+      {
+        path: MISSING,
+        mountPoint: null,
+        device: null,
+        fsType: null,
+        readOnly: null,
+        total: null,
+        free: null,
+        available: null,
+        used: null,
+        usedPercent: null,
+        blockSize: null,
+        inodes: null,
+        backend: expect.stringMatching(/^(native|statfs)$/),
+        error: { code: 'ENOENT', message: 'no such file or directory' },
+      },
+    ]);
   });
 
-  it.skipIf(announceSkip('diskprobe df headers vs GNU df', gnuDfSkipReason))("prints df -hiT's header with --inodes", () => {
+  it.skipIf(announceSkip('diskprobe df headers vs GNU df', gnuDfSkipReason))("prints df -i's header with --inodes, and df -hT's with no format flag", () => {
     const header = (text: string) => text.split('\n')[0];
-    expect(header(runCli(['df', '--inodes', '/']).stdout)).toBe(header(gnuDf(['-hiT', '/'])));
+    expect(header(runCli(['df', '--inodes', '/']).stdout)).toBe(header(gnuDf(['-i', '/'])));
+    expect(header(runCli(['df', '-hiT', '/']).stdout)).toBe(header(gnuDf(['-hiT', '/'])));
     expect(header(runCli(['df', '/']).stdout)).toBe(header(gnuDf(['-hT', '/'])));
   });
 

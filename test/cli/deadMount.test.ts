@@ -16,6 +16,12 @@ const TIMEOUT = 300;
 const EXIT_DEADLINE_MS = 10_000;
 
 /** The last field of each table row: the mount point (these have no spaces). */
+interface JsonEntry {
+  readonly path: string;
+  readonly mountPoint: string | null;
+  readonly error: { code: string; message: string } | null;
+}
+
 const mountedOn = (table: string) =>
   table
     .trimEnd()
@@ -63,13 +69,61 @@ describe.skipIf(announceSkip('diskprobe df with a dead mount', fuseSkipReason)).
       expect(text).toMatch(/ \/\n/);
     });
 
-    it('leaves it out of --json and says so on stderr', async () => {
+    it('gives it an entry with error ETIMEDOUT in --json, beside the others, and says so on stderr', async () => {
       dead = await mountFuse('hang');
       const result = await run(['df', '--json', '--timeout', String(TIMEOUT), dead.dir, '/']);
-      expect((JSON.parse(result.stdout) as Array<{ mountPoint: string }>).map((usage) => usage.mountPoint)).toEqual(['/']);
+      const entries = JSON.parse(result.stdout) as JsonEntry[];
+      expect(entries.map((entry) => entry.path)).toEqual([dead.dir, '/']);
+      expect(entries[0]).toMatchObject({
+        mountPoint: dead.dir,
+        device: 'fusefix',
+        fsType: 'fuse.fusefix',
+        readOnly: false,
+        total: null,
+        inodes: null,
+        error: { code: 'ETIMEDOUT', message: `not responding after ${TIMEOUT} ms` },
+      });
+      expect(entries[1]).toMatchObject({ mountPoint: '/', error: null });
       expect(result.stderr).toBe(`diskprobe: ${dead.dir}: not responding after ${TIMEOUT} ms\n`);
       expect(result.status, 'the process must exit, not wait for the dead mount').toBe(1);
     });
+
+    it('gives one entry, with its error, for the dead mount alone in --json', async () => {
+      dead = await mountFuse('hang');
+      const result = await run(['df', '--json', '--timeout', String(TIMEOUT), dead.dir]);
+      const entries = JSON.parse(result.stdout) as JsonEntry[];
+      expect(entries).toHaveLength(1);
+      expect(entries[0]).toMatchObject({ path: dead.dir, mountPoint: dead.dir, error: { code: 'ETIMEDOUT' } });
+      expect(result.status, 'the process must exit, not wait for the dead mount').toBe(1);
+    });
+
+    it('lists every mount in --json, the dead one with error ETIMEDOUT', async () => {
+      dead = await mountFuse('hang');
+      const result = await run(['df', '--json', '--timeout', String(TIMEOUT)]);
+      const entries = JSON.parse(result.stdout) as JsonEntry[];
+      const table = await run(['df', '--timeout', String(TIMEOUT)]);
+      // The same mounts as the table, in the same order.
+      expect(entries.map((entry) => entry.mountPoint)).toEqual(mountedOn(table.stdout));
+      expect(entries.filter((entry) => entry.mountPoint === dead!.dir)).toEqual([
+        expect.objectContaining({ device: 'fusefix', total: null, error: { code: 'ETIMEDOUT', message: `not responding after ${TIMEOUT} ms` } }),
+      ]);
+      expect(entries.find((entry) => entry.mountPoint === '/')).toMatchObject({ error: null });
+      expect(result.status, 'the process must exit, not wait for the dead mount').toBe(1);
+    });
+
+    it.each([[['-a']], [['-i']], [['-T', '--total']], [['-BK']], [['-P']], [['--output=target,itotal,size,file,source']], [['-t', 'fuse.fusefix', '-l']]])(
+      'shows it as "not responding" with %j too, within the timeout, and ends',
+      async (flags) => {
+        dead = await mountFuse('hang');
+        for (const paths of [[dead.dir, '/'], []]) {
+          const result = await run(['df', '--timeout', String(TIMEOUT), ...flags, ...paths]);
+          const row = result.stdout.split('\n').find((line) => line.includes(dead!.dir));
+          expect(row, `${flags.join(' ')} ${paths.join(' ')}`).toMatch(/ not responding /);
+          expect(result.stderr).toContain(`diskprobe: ${dead.dir}: not responding after ${TIMEOUT} ms\n`);
+          expect(result.status, 'the process must exit, not wait for the dead mount').toBe(1);
+        }
+      },
+    );
 
     it('lists it among all mounts as "not responding"', async () => {
       dead = await mountFuse('hang');

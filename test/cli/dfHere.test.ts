@@ -1,14 +1,15 @@
 // diskprobe df in its own process: it answers there when every probe it
 // needs can run on its thread without any risk of blocking, and otherwise
 // gives way, having written nothing, to the child process it can leave
-// behind (dfIsolated.ts; the dead-mount tests cover that one).
+// behind (isolated.ts; the dead-mount tests cover that one).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { runDfHere } from '../../dist/cli/df.js';
+import { type DfOptions, parseDfCommandLine } from '../../dist/cli/dfCommandLine.js';
 import { MountTable, parseMountInfo } from '../../dist/probe/mountTable.js';
 import { announceSkip, type FuseMount, fuseSkipReason, linuxSkipReason, mountFuse } from '../helpers/system.js';
 
-const options = (paths: string[] = []) => ({ json: false, inodes: false, timeout: 2000, paths });
+const options = (paths: string[] = []): DfOptions => (parseDfCommandLine(['--timeout', '2000', ...paths], {}) as { options: DfOptions }).options;
 
 function capture() {
   const out = { stdout: '', stderr: '' };

@@ -19,6 +19,7 @@ interface UsageDigits {
   readonly used: string;
   readonly available: string;
   readonly inodes: { readonly total: string; readonly used: string; readonly free: string } | null;
+  readonly error: unknown;
 }
 
 /** diskprobe's JSON with every integer kept as its digits: JSON.parse would round those above 2^53. */
@@ -54,12 +55,14 @@ describe.skipIf(
     expect(ours).toBe(gnu);
   });
 
-  it('prints exactly what df -hiT prints with --inodes', () => {
-    const { gnu, ours } = whileStill(
-      () => gnuDf(['-hiT', ...stable]),
-      () => runCli(['df', '--inodes', ...stable]).stdout,
-    );
-    expect(ours).toBe(gnu);
+  it('prints exactly what df -hiT and df -i print, given those flags', () => {
+    for (const flags of [['-hiT'], ['-i'], ['--inodes']]) {
+      const { gnu, ours } = whileStill(
+        () => gnuDf([...flags, ...stable]),
+        () => runCli(['df', ...flags, ...stable]).stdout,
+      );
+      expect(ours).toBe(gnu);
+    }
   });
 });
 
@@ -101,12 +104,14 @@ describe.skipIf(announceSkip('diskprobe df vs df on tmpfs made for the test', ro
       expect(ours.stdout).toBe(gnuDf(['-hT', ...dirs()]));
     });
 
-    it('prints exactly what df -hiT prints with --inodes', () => {
-      expect(runCli(['df', '--inodes', ...dirs()]).stdout).toBe(gnuDf(['-hiT', ...dirs()]));
+    it('prints exactly what df -hiT and df -i print, given those flags', () => {
+      expect(runCli(['df', '-hiT', ...dirs()]).stdout).toBe(gnuDf(['-hiT', ...dirs()]));
+      expect(runCli(['df', '--inodes', ...dirs()]).stdout).toBe(gnuDf(['-i', ...dirs()]));
     });
 
     it('gives the exact integers of df -B1 and df -i in --json, above 2^53 too', () => {
       const usages = parseWithDigits(runCli(['df', '--json', ...dirs()]).stdout);
+      expect(usages.every((usage) => usage.error === null)).toBe(true);
       expect(usages.map((usage) => usage.mountPoint)).toEqual(dirs());
       mounts.forEach((mount, index) => {
         const gnu = df(mount.dir);
@@ -134,8 +139,8 @@ describe.skipIf(announceSkip('diskprobe df vs df on a file system with no inodes
 
     it('prints 0 0 0 - as df -hT and df -hiT do', () => {
       expect(runCli(['df', dir]).stdout).toBe(gnuDf(['-hT', dir]));
-      expect(runCli(['df', '--inodes', dir]).stdout).toBe(gnuDf(['-hiT', dir]));
-      expect(runCli(['df', '--inodes', dir]).stdout).toMatch(/ramfs +0 +0 +0 +- /);
+      expect(runCli(['df', '-hiT', dir]).stdout).toBe(gnuDf(['-hiT', dir]));
+      expect(runCli(['df', '-iT', dir]).stdout).toMatch(/ramfs +0 +0 +0 +- /);
     });
   },
 );

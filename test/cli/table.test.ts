@@ -1,6 +1,7 @@
 // Table layout (df's print_table) and the df command's rows, without I/O.
 import { describe, expect, it } from 'vitest';
 
+import { type DfOptions, parseDfCommandLine } from '../../dist/cli/dfCommandLine.js';
 import { type DfRow, renderDfTable } from '../../dist/cli/dfTable.js';
 import { renderTable } from '../../dist/cli/table.js';
 import type { DiskUsage } from '../../dist/index.js';
@@ -58,50 +59,95 @@ function usage(fields: Partial<DiskUsage<bigint>> = {}): DiskUsage<bigint> {
   };
 }
 
-const row = (fields: Partial<DiskUsage<bigint>> = {}, filesystem = '/dev/sda1'): DfRow => ({
+const row = (fields: Partial<DiskUsage<bigint>> = {}, source = '/dev/sda1'): DfRow => ({
   kind: 'usage',
-  filesystem,
-  type: 'ext4',
-  mountedOn: '/m',
+  source,
+  fstype: 'ext4',
+  target: '/m',
+  file: '-',
   usage: usage(fields),
 });
 
+/** The table options `diskprobe df ARGS` gives. */
+function tableOptions(args: string[], usageBar = false) {
+  const { options } = parseDfCommandLine(args, {}) as { options: DfOptions };
+  return { columns: options.columns, numbers: options.numbers, total: options.total, usageBar };
+}
+
 describe('renderDfTable', () => {
   it('prints df -hT columns with df minimum widths', () => {
-    expect(renderDfTable([row()], { inodes: false, usageBar: false })).toBe(
+    expect(renderDfTable([row()], tableOptions([]))).toBe(
       'Filesystem     Type  Size  Used Avail Use% Mounted on\n' + '/dev/sda1      ext4   10G  4.0G  5.0G  45% /m\n',
     );
   });
 
-  it('prints df -hiT columns with --inodes', () => {
-    expect(renderDfTable([row()], { inodes: true, usageBar: false })).toBe(
+  it("prints df -hiT columns with -hiT, and df -i's with -i", () => {
+    expect(renderDfTable([row()], tableOptions(['-hiT']))).toBe(
       'Filesystem     Type Inodes IUsed IFree IUse% Mounted on\n' + '/dev/sda1      ext4   640K   360  640K    1% /m\n',
+    );
+    expect(renderDfTable([row()], tableOptions(['-i']))).toBe(
+      'Filesystem     Inodes IUsed  IFree IUse% Mounted on\n' + '/dev/sda1      655360   360 655000    1% /m\n',
+    );
+  });
+
+  it('prints the block sizes, units and headers of -BK, -B1000, -P and --output', () => {
+    expect(renderDfTable([row()], tableOptions(['-BK']))).toBe(
+      'Filesystem     1K-blocks     Used Available Use% Mounted on\n' + '/dev/sda1      10485760K 4194304K  5242880K  45% /m\n',
+    );
+    expect(renderDfTable([row()], tableOptions(['-B1000', '-P']))).toBe(
+      'Filesystem     1000-blocks    Used Available Capacity Mounted on\n' + '/dev/sda1         10737419 4294968   5368710      45% /m\n',
+    );
+    expect(renderDfTable([row()], tableOptions(['--output=target,size,file', '-H']))).toBe('Mounted on  Size File\n' + '/m           11G -\n');
+  });
+
+  it('adds df\'s total row: "total" and "-" for names, "total" as mount point when no Filesystem column says it', () => {
+    expect(renderDfTable([row(), row()], tableOptions(['--total', '-k']))).toBe(
+      'Filesystem     1K-blocks    Used Available Use% Mounted on\n' +
+        '/dev/sda1       10485760 4194304   5242880  45% /m\n' +
+        '/dev/sda1       10485760 4194304   5242880  45% /m\n' +
+        'total           20971520 8388608  10485760  45% -\n',
+    );
+    expect(renderDfTable([row()], tableOptions(['--total', '--output=target,itotal']))).toBe(
+      'Mounted on Inodes\n' + '/m         655360\n' + 'total      655360\n',
+    );
+  });
+
+  it('shows "-" for every count df does not know (-a\'s unreadable or over-mounted mounts), and leaves them out of the total', () => {
+    const unknown: DfRow = { kind: 'unknown', source: 'dpunder', fstype: '-', target: '/m', file: '-' };
+    expect(renderDfTable([unknown, row()], tableOptions(['-k', '--total']))).toBe(
+      'Filesystem     1K-blocks    Used Available Use% Mounted on\n' +
+        'dpunder                -       -         -    - /m\n' +
+        '/dev/sda1       10485760 4194304   5242880  45% /m\n' +
+        'total           10485760 4194304   5242880  45% -\n',
     );
   });
 
   it('shows 0 for inode counts a file system does not have, and "-" for Use% with nothing to divide, as df does', () => {
     const empty = row({ total: 0n, free: 0n, available: 0n, used: 0n, usedPercent: 0, inodes: null });
-    expect(renderDfTable([empty], { inodes: true, usageBar: false })).toContain('/dev/sda1      ext4      0     0     0     - /m\n');
-    expect(renderDfTable([empty], { inodes: false, usageBar: false })).toContain('/dev/sda1      ext4     0     0     0    - /m\n');
+    expect(renderDfTable([empty], tableOptions(['-hiT']))).toContain('/dev/sda1      ext4      0     0     0     - /m\n');
+    expect(renderDfTable([empty], tableOptions([]))).toContain('/dev/sda1      ext4     0     0     0    - /m\n');
   });
 
-  it('shows a mount that did not answer as one "not responding" cell across the numbers', () => {
-    const dead: DfRow = { kind: 'notResponding', filesystem: 'server:/export', type: 'nfs4', mountedOn: '/mnt/nfs' };
-    expect(renderDfTable([row(), dead], { inodes: false, usageBar: false })).toBe(
+  it('shows a mount that did not answer as one "not responding" cell across the numbers, and "-" for later ones', () => {
+    const dead: DfRow = { kind: 'notResponding', source: 'server:/export', fstype: 'nfs4', target: '/mnt/nfs', file: '-' };
+    expect(renderDfTable([row(), dead], tableOptions([]))).toBe(
       'Filesystem     Type  Size  Used Avail Use% Mounted on\n' +
         '/dev/sda1      ext4   10G  4.0G  5.0G  45% /m\n' +
         'server:/export nfs4 not responding         /mnt/nfs\n',
     );
+    expect(renderDfTable([row(), dead], tableOptions(['--output=size,target,pcent', '-h']))).toBe(
+      '          Size Mounted on Use%\n' + '           10G /m          45%\n' + 'not responding /mnt/nfs      -\n',
+    );
   });
 
   it('adds a usage bar after Use% only when asked (for terminals)', () => {
-    const text = renderDfTable([row(), row({ used: 0n, usedPercent: 0 })], { inodes: false, usageBar: true });
+    const text = renderDfTable([row(), row({ free: 10n * 1024n ** 3n, used: 0n, usedPercent: 0 })], tableOptions([], true));
     expect(text.split('\n')[1]).toBe('/dev/sda1      ext4   10G  4.0G  5.0G  45% [████░░░░░░] /m');
     expect(text.split('\n')[2]).toBe('/dev/sda1      ext4   10G     0  5.0G   0% [░░░░░░░░░░] /m');
   });
 
   it('turns control characters in names into "?", as df does, so a row stays one line', () => {
-    const text = renderDfTable([{ ...row(), mountedOn: '/mnt/a\nb\tc' }], { inodes: false, usageBar: false });
+    const text = renderDfTable([{ ...row(), target: '/mnt/a\nb\tc' }], tableOptions([]));
     expect(text.split('\n')[1]).toMatch(/ \/mnt\/a\?b\?c$/);
   });
 });

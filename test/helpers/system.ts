@@ -121,6 +121,10 @@ export function tempDir(name = 'diskprobe-'): string {
  * anything else that cannot go is left where it is.
  */
 export function removeTempDirs(): void {
+  // A daemon still alive here is a test's that never cleaned up: its mount
+  // is one of these dirs, and on a `dead` one even this readdir would wait
+  // for that daemon, which lives as long as this process: for ever.
+  killDaemons();
   for (const dir of madeDirs.splice(0).reverse()) {
     try {
       for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -197,9 +201,9 @@ export interface FuseMount extends TestMount {
 }
 
 const liveDaemons = new Set<number>();
-// Whatever happens to the test, no daemon may outlive it: a thread stuck on
-// a `hang` mount cannot even be killed until its daemon is gone.
-process.on('exit', () => {
+
+/** SIGKILLs every fusefix daemon this process started and has not cleaned up. */
+function killDaemons(): void {
   for (const pid of liveDaemons) {
     try {
       process.kill(pid, 'SIGKILL');
@@ -207,9 +211,19 @@ process.on('exit', () => {
       // already gone
     }
   }
-});
+  liveDaemons.clear();
+}
 
-export async function mountFuse(mode: 'odd' | 'hang'): Promise<FuseMount> {
+// Whatever happens to the test, no daemon may outlive it: a thread stuck on
+// a `hang` or `dead` mount cannot even be killed until its daemon is gone.
+process.on('exit', killDaemons);
+
+/**
+ * The FUSE fixture mounted in `mode` (see fusefix.c) on a fresh temp dir.
+ * Nothing here touches the mount, so a `dead` one cannot block it; the caller
+ * must not either (no stat, readdir or walk of `dir` in its own process).
+ */
+export async function mountFuse(mode: 'odd' | 'hang' | 'dead'): Promise<FuseMount> {
   const binary = buildFuseFixture(join(projectRoot, 'test/.fixtures'));
   const dir = tempDir(`diskprobe-${mode}-`);
   const pid = await startFuseFixture(binary, mode, dir).catch((error: unknown) => {

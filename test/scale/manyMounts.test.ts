@@ -136,8 +136,12 @@ describe.skipIf(announceSkip(`${COUNT} mounts and a dead one`, rootSkipReason ??
     expect(rows.filter((row) => row.includes('not responding'))).toEqual([
       expect.stringMatching(new RegExp(`^fusefix +fuse\\.fusefix not responding +.*${report.dead}$`)),
     ]);
-    const json = JSON.parse(report.dfJson.stdout) as Array<{ mountPoint: string }>;
-    expect(json).toHaveLength(report.listed.length - 1);
+    // Every mount, the dead one with its error.
+    const json = JSON.parse(report.dfJson.stdout) as Array<{ mountPoint: string; error: { code: string } | null }>;
+    expect(json).toHaveLength(report.listed.length);
+    expect(json.filter((entry) => entry.error !== null)).toEqual([
+      expect.objectContaining({ mountPoint: report.dead, error: expect.objectContaining({ code: 'ETIMEDOUT' }) }),
+    ]);
   });
 
   it('puts the dead mount first in list_mounts, the rest within the budget', () => {

@@ -1,0 +1,147 @@
+// What --help prints: a summary of the commands, or one command's own
+// options. A new command adds its line to COMMANDS and its text to helpText.
+
+import { LOG_LEVELS } from '../mcp/logging.js';
+import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../probe/limits.js';
+import { type CommandName, DEFAULT_MAX_MESSAGE_BYTES, HTTP_DEFAULTS, METRICS_TIMEOUT_MS } from './commandLine.js';
+
+/** The commands, each with its one-line summary, in the order --help lists them. */
+const COMMANDS: ReadonlyArray<readonly [CommandName, string]> = [
+  ['serve', 'Run the MCP server on stdin and stdout, or over HTTP (the default)'],
+  ['df', 'Show disk usage as GNU df does, for every mount or each path given'],
+  ['metrics', "Print disk usage as Prometheus metrics (node_exporter's names), or serve them"],
+];
+
+const OWN_OPTIONS = `  -h, --help            Show this help
+  --version             Print diskprobe's version`;
+
+function overview(): string {
+  const width = Math.max(...COMMANDS.map(([name]) => name.length)) + 2;
+  return `Usage: diskprobe [command] [options]
+
+Disk usage that is exact and never hangs on a dead mount.
+
+Commands:
+${COMMANDS.map(([name, summary]) => `  ${name.padEnd(width)}${summary}`).join('\n')}
+
+Run 'diskprobe <command> --help' for a command's options and exit status.
+
+Options:
+${OWN_OPTIONS}
+`;
+}
+
+function serveHelp(): string {
+  return `Usage: diskprobe [serve] [options]
+
+Run the MCP server on stdin and stdout (what MCP hosts start), or over HTTP.
+
+Options:
+  --probe-timeout <ms>  Give each file system this long to answer (default ${DEFAULT_TIMEOUT_MS})
+  --log-level <level>   Least severe log level sent to the client until it sets
+                        one: ${LOG_LEVELS.join(', ')} (default warning)
+  --max-message-bytes <n>
+                        Refuse longer messages with -32600 (default ${DEFAULT_MAX_MESSAGE_BYTES})
+  --root <dir>          Report only on paths under <dir> (symlinks resolved);
+                        repeat for several. Default: every path
+  --http [host:]port    Serve MCP over Streamable HTTP at /mcp instead of stdio,
+                        on 127.0.0.1 unless a host is given
+  --token-file <path>   Require this bearer token (the file's first line) on every
+                        HTTP request; needed off loopback. DISKPROBE_TOKEN may
+                        give the token instead
+  --tls-cert <path>, --tls-key <path>
+                        Serve HTTPS with this PEM certificate and key
+  --max-connections <n> Connections open at once (default ${HTTP_DEFAULTS.maxConnections})
+  --max-requests <n>    Requests answered at once, streams included; more get 503
+                        (default ${HTTP_DEFAULTS.maxRequests})
+  --max-sessions <n>    2025-era sessions open at once (default ${HTTP_DEFAULTS.maxSessions})
+  --session-idle-timeout <ms>
+                        End a session idle this long (default ${HTTP_DEFAULTS.sessionIdleMs})
+  --header-timeout <ms> Cut a client that takes longer to send its headers
+                        (default ${HTTP_DEFAULTS.headerTimeoutMs})
+${OWN_OPTIONS}
+
+Exit status: 0 once the input has ended and everything was answered,
+2 if the command line was wrong.
+`;
+}
+
+function metricsHelp(): string {
+  return `Usage: diskprobe metrics [options]
+
+Print disk usage as Prometheus metrics, with node_exporter's filesystem names,
+once; or serve them (--listen).
+
+Options:
+  --listen [host:]port  Serve GET /metrics here (127.0.0.1 unless a host is given)
+  --timeout <ms>        Longest a scrape may take (default ${METRICS_TIMEOUT_MS}); a mount that has
+                        not answered by then is reported as "mountpoint timeout"
+  --prefix <name>       Name the filesystem families <name>_size_bytes, ... instead of
+                        node_filesystem_..., for use beside node_exporter's own collector
+  --mount-points-exclude <regex>, --fs-types-exclude <regex>
+                        Which mounts to leave out (node_exporter's defaults)
+  --token-file <path>   Require this bearer token (or DISKPROBE_TOKEN) on every scrape
+  --allow-remote        Listen off loopback without a token
+${OWN_OPTIONS}
+
+Exit status: 0 if all went well, 2 if the command line was wrong.
+`;
+}
+
+function dfHelp(): string {
+  return `Usage: diskprobe df [option]... [path]...
+
+Show the usage of the file system holding each path, or of every mounted file
+system, exactly as GNU df shows it; a file system that does not answer in time
+is shown as "not responding" instead of hanging the command.
+With no format option (-h -H -B -k -m -P -i -T --output), the table is
+df -hT's.
+
+GNU df's options:
+  -a, --all             Include pseudo, duplicate and inaccessible file systems
+  -B, --block-size=SIZE Scale sizes by SIZE: 1K, 1M, 1KB (1000), 512, 'human-readable', 'si'...
+  -h, --human-readable  Print sizes in powers of 1024 (e.g. 1023M)
+  -H, --si              Print sizes in powers of 1000 (e.g. 1.1G)
+  -i, --inodes          Show inodes instead of blocks
+  -k                    Like --block-size=1K
+  -m                    Like --block-size=1M
+  -l, --local           Only local file systems
+  --output[=FIELD_LIST] Show these columns: source, fstype, itotal, iused, iavail,
+                        ipcent, size, used, avail, pcent, file, target (all when none)
+  -P, --portability     POSIX's output format
+  --total               Add a row of totals
+  -t, --type=TYPE       Only file systems of type TYPE (repeatable)
+  -T, --print-type      Show the file system type
+  -x, --exclude-type=TYPE
+                        No file systems of type TYPE (repeatable)
+  --sync, --no-sync, -v Accepted and ignored, as df ignores -v
+
+diskprobe's own:
+  --json                Exact JSON (integers, even above 2^53), every path or mount
+                        asked about, failures included, instead of a table
+  --timeout <ms>        Give each file system this long to answer (default ${DEFAULT_TIMEOUT_MS},
+                        at most ${MAX_TIMEOUT_MS})
+  --help                Show this help (-h is df's --human-readable here)
+  --version             Print diskprobe's version
+
+SIZE, DF_BLOCK_SIZE, BLOCK_SIZE, BLOCKSIZE and POSIXLY_CORRECT mean what they
+mean to GNU df.
+
+Exit status: 0 if all went well, 1 if a path failed, a file system did not
+answer, nothing was shown, or the command line was wrong.
+`;
+}
+
+/** The help for `topic`, or the summary of every command. */
+export function helpText(topic?: CommandName): string {
+  switch (topic) {
+    case 'serve':
+      return serveHelp();
+    case 'metrics':
+      return metricsHelp();
+    case 'df':
+      return dfHelp();
+    default:
+      return overview();
+  }
+}
