@@ -34,7 +34,11 @@ const bundledFallback = {
 rmSync(join(dist, 'bin'), { recursive: true, force: true });
 try {
   await build({
-    entryPoints: { diskprobe: join(dist, 'cli', 'main.js'), isolatedWorker: join(dist, 'cli', 'isolatedWorker.js') },
+    entryPoints: {
+      diskprobe: join(dist, 'cli', 'main.js'),
+      isolatedWorker: join(dist, 'cli', 'isolatedWorker.js'),
+      fallbackWalker: join(dist, 'scan', 'fallbackWalker.js'),
+    },
     outdir: join(dist, 'bin'),
     bundle: true,
     platform: 'node',

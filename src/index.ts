@@ -3,17 +3,6 @@
 export type { MountEvent } from './probe/deadMountGuard.js';
 export type { ProbeError } from './probe/errors.js';
 export { backend, diskUsage, diskUsageSync, listMounts, mountsUsage, onMountEvent, stuckMounts } from './probe/probe.js';
-export { directoryUsage } from './scan/directoryUsage.js';
-export type {
-  DirectoryEntry,
-  DirectoryTotals,
-  DirectoryUsage,
-  DirectoryUsageOptions,
-  LargestDirectory,
-  LargestFile,
-  WalkError,
-  WalkProgress,
-} from './scan/types.js';
 export type {
   Backend,
   CancelSignal,
@@ -26,3 +15,14 @@ export type {
   MountsUsageOptions,
   MountUsage,
 } from './probe/types.js';
+export { directoryUsage } from './scan/directoryUsage.js';
+export type {
+  DirectoryEntry,
+  DirectoryTotals,
+  DirectoryUsage,
+  DirectoryUsageOptions,
+  LargestDirectory,
+  LargestFile,
+  WalkError,
+  WalkProgress,
+} from './scan/types.js';

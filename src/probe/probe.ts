@@ -527,4 +527,3 @@ export function markWalkStuck(path: string, since: number, timeout: number, sett
   // Negative tokens: never a backend's.
   guard.markStuck({ mountPoint: mount.mountPoint, path, since, token: -++walkTokens, settled }, timeout);
 }
-

@@ -5,14 +5,14 @@
 // up, the mounts holding them marked stuck, so the next walk skips them.
 import { resolve } from 'node:path';
 
-import { abortError, codeError, codeNameError, errnoError, timeoutError, validateOptions, validatePath, validateSignal, validateTimeout } from '../probe/errors.js';
-import { NodeFlag } from '../probe/nativeBinding.js';
-import { markWalkStuck, mountHolding, mountsBelow, walkBinding } from '../probe/probe.js';
+import { abortError, codeError, codeNameError, timeoutError, validateOptions, validatePath, validateSignal, validateTimeout } from '../probe/errors.js';
+import { mountHolding } from '../probe/probe.js';
 import { findKeptWalk, forgetWalk, type KeptWalk, keepWalk, walkFinished } from './keptWalks.js';
+import { mountsFor, runWalk, startFailure, startWalk } from './runWalk.js';
 import type { ScanTree } from './scanTree.js';
 import { summarize } from './summarize.js';
 import type { DirectoryUsage, DirectoryUsageOptions } from './types.js';
-import { STALL_MS, type Walk, type WalkOptions, waitForWalk } from './walk.js';
+import { STALL_MS } from './walk.js';
 
 const DEFAULT_DEPTH = 1;
 const DEFAULT_TOP = 10;
@@ -23,8 +23,6 @@ const MAX_THREADS = 64;
 const LISTED = 10;
 /** Errors kept by a walk with their names. */
 const MAX_ERRORS = 100;
-/** After a walk is stopped, how long its threads have to come back before the ones still out are taken as held by a dead mount. */
-const HELD_AFTER_STOP_MS = 150;
 
 interface Settings {
   readonly depth: number;
@@ -42,14 +40,19 @@ interface Settings {
 function wholeNumber(value: unknown, name: string, min: number, max: number, fallback: number | undefined): number | undefined {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw codeError(RangeError, 'ERR_OUT_OF_RANGE', `The value of "options.${name}" is out of range. It must be an integer from ${min} to ${max}. Received ${String(value)}`);
+    throw codeError(
+      RangeError,
+      'ERR_OUT_OF_RANGE',
+      `The value of "options.${name}" is out of range. It must be an integer from ${min} to ${max}. Received ${String(value)}`,
+    );
   }
   return value;
 }
 
 function flag(value: unknown, name: string): boolean {
   if (value === undefined) return false;
-  if (typeof value !== 'boolean') throw codeError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "options.${name}" property must be of type boolean. Received ${typeof value}`);
+  if (typeof value !== 'boolean')
+    throw codeError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "options.${name}" property must be of type boolean. Received ${typeof value}`);
   return value;
 }
 
@@ -71,64 +74,6 @@ function settingsOf(given: DirectoryUsageOptions | null | undefined): Settings {
     signal: options.signal,
     onProgress: options.onProgress,
   };
-}
-
-/** Starts a walk from `path` on this process's backend. */
-async function startWalk(path: string, options: WalkOptions): Promise<Walk> {
-  const binding = walkBinding();
-  if (binding !== undefined) {
-    const { startNativeWalk } = await import('./nativeWalk.js');
-    return startNativeWalk(binding, path, options);
-  }
-  const { startFallbackWalk } = await import('./fallbackWalk.js');
-  return startFallbackWalk(path, options);
-}
-
-/** The start itself could not be read: the one error that is not an answer. */
-function startFailure(tree: ScanTree): Error | undefined {
-  const failed = tree.data.errors.find((error) => error.dir === 0 && error.name.length === 0);
-  if (failed === undefined || (tree.flags(0) & NodeFlag.unreadable) === 0) return undefined;
-  return errnoError(failed.errno, tree.syscalls[failed.syscall] ?? 'stat', tree.name(0));
-}
-
-/**
- * A walk that did not finish: stop it, wait a moment for its threads, and
- * take those still out as held by a dead mount: their mounts are marked
- * stuck (later walks skip them at once) until their calls return.
- */
-async function giveUp(walk: Walk, heldForMs: number): Promise<ScanTree> {
-  walk.stop();
-  await new Promise((resolve) => setTimeout(resolve, HELD_AFTER_STOP_MS));
-  const tree = await walk.tree();
-  const since = performance.now() - heldForMs;
-  for (const node of walk.busy()) {
-    const busy = tree.data.inProgress.find((entry) => entry.dir === node);
-    const path = busy !== undefined && busy.name.length > 0 ? tree.entryPath(tree.data.parent[node]!, busy.name) : tree.path(node);
-    markWalkStuck(path, since, heldForMs, () => !walk.busy().includes(node));
-  }
-  walk.unref();
-  return tree;
-}
-
-/** Where a continuing walk stands: the tree so far, and whether it is done. */
-async function waitOn(
-  walk: Walk,
-  settings: Settings,
-  timeoutMs: number,
-  keepWalking: boolean,
-): Promise<{ tree: ScanTree; done: boolean; stalled: boolean }> {
-  const started = performance.now();
-  let outcome: Awaited<ReturnType<typeof waitForWalk>>;
-  try {
-    outcome = await waitForWalk(walk, { timeoutMs, stallMs: STALL_MS, signal: settings.signal, onProgress: settings.onProgress });
-  } catch (error) {
-    // Cancelled: the walk stops within one call of each thread, and its memory goes as they return.
-    if (!keepWalking) walk.release();
-    throw error;
-  }
-  if (outcome === 'done') return { tree: await walk.tree(), done: true, stalled: false };
-  if (outcome === 'deadline' && keepWalking) return { tree: await walk.tree(), done: false, stalled: false };
-  return { tree: await giveUp(walk, performance.now() - started), done: false, stalled: outcome === 'stalled' };
 }
 
 function answerFrom(tree: ScanTree, node: number, settings: Settings, ageMs: number): DirectoryUsage<number | bigint> {
@@ -158,20 +103,24 @@ async function directoryUsageOf(path: string, settings: Settings, keepWalking: b
   }
   let root = absolute;
   if (entry === undefined) {
-    const mounts = mountsBelow(absolute).map(({ mountPoint, major, minor, stuck }) => [mountPoint, major, minor, stuck] as const);
     const walk = await startWalk(absolute, {
       threads: settings.threads,
       oneFileSystem: settings.oneFileSystem,
       keepFiles: false,
       topFiles,
       maxErrors: MAX_ERRORS,
-      mounts,
+      mounts: mountsFor(absolute),
     });
     entry = keepWalk({ root: absolute, oneFileSystem: settings.oneFileSystem, topFiles, walk, tree: undefined, endedAt: undefined });
   } else {
     root = entry.root;
   }
-  const { tree, done, stalled } = await waitOn(entry.walk, settings, settings.timeout, keepWalking);
+  const { tree, done, stalled } = await runWalk(entry.walk, {
+    timeoutMs: settings.timeout,
+    signal: settings.signal,
+    onProgress: settings.onProgress,
+    keepWalking,
+  });
   if (done) {
     walkFinished(entry, tree);
   } else if (stalled || !keepWalking) {
@@ -232,7 +181,11 @@ export async function directoryUsage(path: string, options?: DirectoryUsageOptio
  * `complete: false`, and the walk goes on; the next call for a directory in
  * it waits on that walk, or answers from it once it is done.
  */
-export async function directoryUsageWithin(path: string, budgetMs: number, options?: DirectoryUsageOptions | null): Promise<DirectoryUsage<number> | DirectoryUsage<bigint>> {
+export async function directoryUsageWithin(
+  path: string,
+  budgetMs: number,
+  options?: DirectoryUsageOptions | null,
+): Promise<DirectoryUsage<number> | DirectoryUsage<bigint>> {
   const settings = { ...settingsOf(options), timeout: budgetMs };
   return (await directoryUsageOf(path, settings, true)) as DirectoryUsage<number> | DirectoryUsage<bigint>;
 }

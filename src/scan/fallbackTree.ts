@@ -2,7 +2,7 @@
 // addon's (native/scan.cc), in JS, for the helper process that walks with
 // fs when no addon loads. What it counts, and where, must match: one test
 // suite runs on both backends.
-import { NodeFlag, type NativeScanError, type NativeScanSnapshot, SIZES_PER_NODE } from '../probe/nativeBinding.js';
+import { type NativeScanError, type NativeScanSnapshot, NodeFlag, SIZES_PER_NODE } from '../probe/nativeBinding.js';
 
 /** A hard-linked file, counted once where du's order meets it first (decided in snapshot()). */
 interface Hardlink {

@@ -14,7 +14,7 @@ import { constants } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { NodeFlag, type NativeScanError } from '../probe/nativeBinding.js';
+import { type NativeScanError, NodeFlag } from '../probe/nativeBinding.js';
 import { type FallbackFile, FallbackTree } from './fallbackTree.js';
 import type { WalkOptions } from './walk.js';
 
@@ -65,7 +65,9 @@ class FallbackWalker {
     this.tree = new FallbackTree(root, options.maxErrors);
     for (const [path, major, minor, stuck] of options.mounts) {
       // Linux's st_dev of major:minor (glibc's makedev), to compare with lstat's.
-      const dev = Number.isNaN(major) ? undefined : (BigInt(major & 0xfff) << 8n) | (BigInt(major >>> 12) << 32n) | BigInt(minor & 0xff) | (BigInt(minor >>> 8) << 12n);
+      const dev = Number.isNaN(major)
+        ? undefined
+        : (BigInt(major & 0xfff) << 8n) | (BigInt(major >>> 12) << 32n) | BigInt(minor & 0xff) | (BigInt(minor >>> 8) << 12n);
       this.mounts.set(path, { dev: process.platform === 'linux' ? dev : undefined, stuck });
     }
   }

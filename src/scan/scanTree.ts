@@ -2,7 +2,7 @@
 // directory (NativeScanSnapshot's layout), and the few lookups every answer
 // needs. No object is made per directory or per file: an answer reads the
 // nodes it names.
-import { NodeFlag, type NativeScanSnapshot, SIZES_PER_NODE } from '../probe/nativeBinding.js';
+import { type NativeScanSnapshot, NodeFlag, SIZES_PER_NODE } from '../probe/nativeBinding.js';
 import type { Backend } from '../probe/types.js';
 
 const SEPARATOR = process.platform === 'win32' ? '\\' : '/';

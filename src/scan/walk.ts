@@ -53,7 +53,12 @@ export type WaitOutcome = 'done' | 'deadline' | 'stalled';
  */
 export function waitForWalk(
   walk: Walk,
-  options: { readonly timeoutMs: number; readonly stallMs: number; readonly signal?: CancelSignal | undefined; readonly onProgress?: ((progress: WalkProgress) => void) | undefined },
+  options: {
+    readonly timeoutMs: number;
+    readonly stallMs: number;
+    readonly signal?: CancelSignal | undefined;
+    readonly onProgress?: ((progress: WalkProgress) => void) | undefined;
+  },
 ): Promise<WaitOutcome> {
   const { signal, onProgress, stallMs } = options;
   if (signal?.aborted) return Promise.reject(abortError(signal));
@@ -84,7 +89,9 @@ export function waitForWalk(
         finish('stalled');
       }
     }, POLL_MS);
-    const deadline = Number.isFinite(options.timeoutMs) ? setTimeout(() => finish('deadline'), Math.max(0, options.timeoutMs - (performance.now() - started))) : undefined;
+    const deadline = Number.isFinite(options.timeoutMs)
+      ? setTimeout(() => finish('deadline'), Math.max(0, options.timeoutMs - (performance.now() - started)))
+      : undefined;
     signal?.addEventListener('abort', aborted, { once: true });
     void walk.finished.then(() => finish('done'));
   });
