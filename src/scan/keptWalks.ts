@@ -1,7 +1,7 @@
 // The last walks, kept so that a question about a directory inside one is
 // answered from it: a model that asks about /, then /var, then /var/lib waits
-// once. Bounded in number and in directories, dropped after a while, and all
-// dropped when the mount table changes. A walk still running is kept too:
+// once. Bounded in number and in directories, dropped after a while, and
+// dropped when a mount comes or goes at, below or above their start. A walk still running is kept too:
 // a later call waits on it rather than starting another (the MCP tool's
 // budget, src/mcp/tools/directoryUsageTool.ts).
 import { sep } from 'node:path';
@@ -32,9 +32,13 @@ export interface KeptWalk {
 
 const kept: KeptWalk[] = [];
 
-// Any mount or unmount may change what a kept tree says: drop them all.
+// A mount or unmount at, below or above a kept walk's start changes what its tree says: drop that walk.
 onMountEvent((event) => {
-  if (event.type === 'mounts-changed') clearKeptWalks();
+  if (event.type !== 'mounts-changed') return;
+  const changed = [...event.added, ...event.removed];
+  for (const entry of [...kept]) {
+    if (changed.some((mountPoint) => below(entry.root, mountPoint) !== undefined || below(mountPoint, entry.root) !== undefined)) drop(entry);
+  }
 });
 
 /** `path` relative to `root`, or undefined when it is not `root` or below it (by name: the walk did not follow symlinks). */
