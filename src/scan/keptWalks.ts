@@ -32,15 +32,6 @@ export interface KeptWalk {
 
 const kept: KeptWalk[] = [];
 
-// A mount or unmount at, below or above a kept walk's start changes what its tree says: drop that walk.
-onMountEvent((event) => {
-  if (event.type !== 'mounts-changed') return;
-  const changed = [...event.added, ...event.removed];
-  for (const entry of [...kept]) {
-    if (changed.some((mountPoint) => below(entry.root, mountPoint) !== undefined || below(mountPoint, entry.root) !== undefined)) drop(entry);
-  }
-});
-
 /** `path` relative to `root`, or undefined when it is not `root` or below it (by name: the walk did not follow symlinks). */
 function below(root: string, path: string): string | undefined {
   if (path === root) return '';
@@ -53,6 +44,15 @@ function drop(entry: KeptWalk): void {
   if (at >= 0) kept.splice(at, 1);
   entry.walk.release();
 }
+
+// A mount or unmount at, below or above a kept walk's start changes what its tree says: drop that walk.
+onMountEvent((event) => {
+  if (event.type !== 'mounts-changed') return;
+  const changed = [...event.added, ...event.removed];
+  for (const entry of [...kept]) {
+    if (changed.some((mountPoint) => below(entry.root, mountPoint) !== undefined || below(mountPoint, entry.root) !== undefined)) drop(entry);
+  }
+});
 
 /**
  * A kept walk that holds `path`, walked with the same oneFileSystem and at
