@@ -4,7 +4,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 
 import { isLogLevel, LOG_LEVELS, type LogLevel } from '../mcp/logging.js';
 import { DEFAULT_FS_TYPES_EXCLUDE, DEFAULT_MOUNT_POINTS_EXCLUDE } from '../metrics/exclusions.js';
-import { DEFAULT_TIMEOUT_MS, INT32_MAX, MAX_TIMEOUT_MS } from '../probe/limits.js';
+import { DEFAULT_TIMEOUT_MS, DEFAULT_WALK_BUDGET_MS, INT32_MAX, MAX_TIMEOUT_MS } from '../probe/limits.js';
 import { type DfOptions, parseDfCommandLine } from './dfCommandLine.js';
 import { UsageError } from './usageError.js';
 
@@ -14,6 +14,8 @@ export { DfUsageError, UsageError } from './usageError.js';
 export interface ServeOptions {
   /** Milliseconds a file system has to answer. */
   readonly probeTimeout: number;
+  /** Milliseconds directory_usage may walk within one call before it answers with what it has. */
+  readonly walkBudget: number;
   /** The least severe level sent as notifications/message until the client sets one. */
   readonly logLevel: LogLevel;
   /** Longest message accepted, in bytes. */
@@ -91,6 +93,7 @@ const GLOBAL_OPTIONS = {
 const SERVE_OPTIONS = {
   ...GLOBAL_OPTIONS,
   'probe-timeout': { type: 'string' },
+  'walk-budget': { type: 'string' },
   'log-level': { type: 'string' },
   'max-message-bytes': { type: 'string' },
   root: { type: 'string', multiple: true },
@@ -200,6 +203,7 @@ function parseServe(args: string[]): Command {
     kind: 'serve',
     options: {
       probeTimeout: parseTimeout(values['probe-timeout'], 'probe-timeout'),
+      walkBudget: parseWholeNumber(values['walk-budget'], 'walk-budget', DEFAULT_WALK_BUDGET_MS, MAX_TIMEOUT_MS, 'milliseconds'),
       logLevel: level,
       maxMessageBytes: parseWholeNumber(values['max-message-bytes'], 'max-message-bytes', DEFAULT_MAX_MESSAGE_BYTES, INT32_MAX, 'bytes'),
       roots: values.root ?? [],

@@ -2,7 +2,7 @@
 // options. A new command adds its line to COMMANDS and its text to helpText.
 
 import { LOG_LEVELS } from '../mcp/logging.js';
-import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../probe/limits.js';
+import { DEFAULT_TIMEOUT_MS, DEFAULT_WALK_BUDGET_MS, MAX_TIMEOUT_MS } from '../probe/limits.js';
 import { type CommandName, DEFAULT_MAX_MESSAGE_BYTES, HTTP_DEFAULTS, METRICS_TIMEOUT_MS } from './commandLine.js';
 
 /** The commands, each with its one-line summary, in the order --help lists them. */
@@ -38,6 +38,8 @@ Run the MCP server on stdin and stdout (what MCP hosts start), or over HTTP.
 
 Options:
   --probe-timeout <ms>  Give each file system this long to answer (default ${DEFAULT_TIMEOUT_MS})
+  --walk-budget <ms>    How long directory_usage walks within one call before it
+                        answers with what it has, the walk going on (default ${DEFAULT_WALK_BUDGET_MS})
   --log-level <level>   Least severe log level sent to the client until it sets
                         one: ${LOG_LEVELS.join(', ')} (default warning)
   --max-message-bytes <n>

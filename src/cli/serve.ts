@@ -6,6 +6,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Dispatcher } from '../jsonrpc/dispatcher.js';
 import { RootPolicy } from '../mcp/roots.js';
 import { McpServer } from '../mcp/server.js';
+import { directoryUsageTool } from '../mcp/tools/directoryUsageTool.js';
 import { diskUsageTool } from '../mcp/tools/diskUsageTool.js';
 import { listMountsTool } from '../mcp/tools/listMountsTool.js';
 import { systemInfoTool } from '../mcp/tools/systemInfoTool.js';
@@ -103,8 +104,9 @@ export async function serve(options: ServeOptions): Promise<number> {
   let dispatcher: Dispatcher | undefined;
   const server = new McpServer({
     serverVersion: packageVersion(),
-    tools: [diskUsageTool, listMountsTool, systemInfoTool],
+    tools: [diskUsageTool, listMountsTool, directoryUsageTool, systemInfoTool],
     probeTimeout: options.probeTimeout,
+    walkBudgetMs: options.walkBudget,
     roots,
     logLevel: options.logLevel,
     notify: (notification) => transport.send({ jsonrpc: '2.0', ...notification }),

@@ -12,6 +12,7 @@ import { claimsModernEra } from '../mcp/eras/requestMeta.js';
 import { metaOf } from '../mcp/requestScope.js';
 import { RootPolicy } from '../mcp/roots.js';
 import { McpServer } from '../mcp/server.js';
+import { directoryUsageTool } from '../mcp/tools/directoryUsageTool.js';
 import { diskUsageTool } from '../mcp/tools/diskUsageTool.js';
 import { listMountsTool } from '../mcp/tools/listMountsTool.js';
 import { systemInfoTool } from '../mcp/tools/systemInfoTool.js';
@@ -20,7 +21,7 @@ import type { HttpOptions, ServeOptions } from './commandLine.js';
 import { packageVersion } from './packageVersion.js';
 import { stopSignal } from './stopSignals.js';
 
-const TOOLS = [diskUsageTool, listMountsTool, systemInfoTool];
+const TOOLS = [diskUsageTool, listMountsTool, directoryUsageTool, systemInfoTool];
 
 /** The bearer token: DISKPROBE_TOKEN, or the first line of --token-file. Throws a message for the user. */
 function readToken(http: HttpOptions): string | undefined {
@@ -75,6 +76,7 @@ export async function serveHttp(options: ServeOptions, http: HttpOptions): Promi
     serverVersion: packageVersion(),
     tools: TOOLS,
     probeTimeout: options.probeTimeout,
+    walkBudgetMs: options.walkBudget,
     roots,
     logLevel: options.logLevel,
     notify,

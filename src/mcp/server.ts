@@ -7,6 +7,7 @@
 import type { DispatcherHandlers, RequestContext } from '../jsonrpc/dispatcher.js';
 import { RpcError } from '../jsonrpc/errors.js';
 import { isRequestId, type RequestId } from '../jsonrpc/messages.js';
+import { DEFAULT_WALK_BUDGET_MS } from '../probe/limits.js';
 import { onMountEvent, watchMountTable } from '../probe/probe.js';
 import { CACHE_HINTS } from './caching.js';
 import { complete } from './completion.js';
@@ -30,6 +31,8 @@ export interface ServerOptions {
   readonly tools: readonly Tool[];
   /** Milliseconds a file system has to answer. */
   readonly probeTimeout: number;
+  /** Milliseconds a directory walk may take within one call (default DEFAULT_WALK_BUDGET_MS). */
+  readonly walkBudgetMs?: number;
   /** The --root allowlist (no roots: every path). */
   readonly roots: RootPolicy;
   /** The legacy session's log level until logging/setLevel (--log-level). */
@@ -69,7 +72,7 @@ export class McpServer implements DispatcherHandlers {
     this.serverInfo = { name: 'diskprobe', version: options.serverVersion };
     // Not frozen: JSON.stringify takes a slower path for frozen objects (0.4 µs a result).
     this.resultMeta = { [META.serverInfo]: this.serverInfo };
-    this.limits = { probeTimeout: options.probeTimeout, roots: options.roots };
+    this.limits = { probeTimeout: options.probeTimeout, roots: options.roots, walkBudgetMs: options.walkBudgetMs ?? DEFAULT_WALK_BUDGET_MS };
     this.legacy = new LegacySession({
       logLevel: options.logLevel,
       notify: options.notify,

@@ -12,6 +12,8 @@ export interface ServerLimits {
   readonly probeTimeout: number;
   /** The --root allowlist. */
   readonly roots: RootPolicy;
+  /** Milliseconds a directory walk may take within one call before it answers with what it has (--walk-budget). */
+  readonly walkBudgetMs: number;
 }
 
 /**
@@ -28,6 +30,7 @@ export function toolContext(scope: RequestScope, limits: ServerLimits, withProgr
     signal,
     probeTimeout: limits.probeTimeout,
     roots: limits.roots,
+    walkBudgetMs: limits.walkBudgetMs,
     log: (level, data) => scope.log(level, data),
     progress(progress, total, message) {
       if (token === undefined || answered || progress <= last || signal.aborted) return;

@@ -9,3 +9,6 @@ export const DEFAULT_TIMEOUT_MS = 5000;
 
 /** The largest finite timeout, in milliseconds. */
 export const MAX_TIMEOUT_MS = INT32_MAX;
+
+/** Milliseconds the MCP tool directory_usage walks within one call before it answers with what it has (serve --walk-budget). */
+export const DEFAULT_WALK_BUDGET_MS = 20_000;

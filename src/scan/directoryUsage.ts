@@ -115,12 +115,15 @@ async function directoryUsageOf(path: string, settings: Settings, keepWalking: b
   } else {
     root = entry.root;
   }
-  const { tree, done, stalled } = await runWalk(entry.walk, {
-    timeoutMs: settings.timeout,
-    signal: settings.signal,
-    onProgress: settings.onProgress,
-    keepWalking,
-  });
+  let outcome: Awaited<ReturnType<typeof runWalk>>;
+  try {
+    outcome = await runWalk(entry.walk, { timeoutMs: settings.timeout, signal: settings.signal, onProgress: settings.onProgress, keepWalking });
+  } catch (error) {
+    // Cancelled: the walk stops within one call of each thread, and its memory goes as they return.
+    forgetWalk(entry);
+    throw error;
+  }
+  const { tree, done, stalled } = outcome;
   if (done) {
     walkFinished(entry, tree);
   } else if (stalled || !keepWalking) {

@@ -42,7 +42,8 @@ export const diskUsageTool: Tool = {
       else {
         text =
           `${usage.mountPoint ?? path} (${usage.fsType ?? 'unknown type'}): ${usePercent(usage.usedPercent)} used, ` +
-          `${humanSize(usage.used)} used, ${humanSize(usage.available)} available, ${humanSize(usage.total)} total`;
+          `${humanSize(usage.used)} used, ${humanSize(usage.available)} available, ${humanSize(usage.total)} total. ` +
+          'directory_usage shows what fills it.';
       }
       return { text, structured: usageData(usage) };
     } catch (error) {

@@ -13,6 +13,8 @@ export interface ToolContext {
   readonly probeTimeout: number;
   /** The --root allowlist. */
   readonly roots: RootPolicy;
+  /** Milliseconds a directory walk may take within one call before it answers with what it has (--walk-budget). */
+  readonly walkBudgetMs: number;
   /** Reports progress when the client asked for it (a no-op otherwise). */
   progress(progress: number, total?: number, message?: string): void;
   log(level: LogLevel, data: unknown): void;

@@ -1,0 +1,245 @@
+// directory_usage: what fills a directory, for a model to read. The walk
+// runs within the call's budget (--walk-budget, default 20 s): past it, the
+// answer says what was found so far and "call again", and the walk goes on,
+// so that a later call answers from the finished tree. Drilling down (/,
+// then /var, then /var/lib) answers from the kept walk, at once. The text
+// stays within TEXT_BUDGET however large the tree.
+import { humanSize } from '../../format/humanSize.js';
+import { directoryUsageWithin } from '../../scan/directoryUsage.js';
+import type { DirectoryEntry, DirectoryUsage } from '../../scan/types.js';
+import { ABSOLUTE_PATH_PATTERN } from '../absolutePath.js';
+import { probeFailure } from './probeFailure.js';
+import type { Tool, ToolContext, ToolResult } from './tool.js';
+
+/** Bytes of text an answer holds at most. */
+const TEXT_BUDGET = 16 * 1024;
+const MAX_DEPTH = 3;
+const MAX_TOP = 50;
+
+const SIZES = {
+  allocated: { type: 'integer', minimum: 0, description: 'Bytes on disk (st_blocks × 512 summed, each inode once; du)' },
+  apparent: { type: 'integer', minimum: 0, description: 'Bytes of content (st_size summed, each inode once; du --apparent-size)' },
+} as const;
+const COUNTS = {
+  files: { type: 'integer', minimum: 0, description: 'Entries that are not directories, each inode once' },
+  directories: { type: 'integer', minimum: 0, description: 'Directories, this one included' },
+} as const;
+
+const CHILD_SCHEMA = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    path: { type: 'string' },
+    ...SIZES,
+    ...COUNTS,
+    complete: { type: 'boolean', description: 'Every directory in it was listed' },
+    children: { type: 'array', description: 'Its own largest subdirectories, to the depth asked for', items: { type: 'object' } },
+    others: { type: 'object', description: 'Its subdirectories past the largest `top`: how many, and their sizes' },
+  },
+  required: ['name', 'path', 'allocated', 'apparent', 'files', 'directories', 'complete', 'children'],
+} as const;
+
+const OUTPUT_SCHEMA = {
+  type: 'object',
+  properties: {
+    path: { type: 'string', description: 'The directory reported on, absolute' },
+    ...SIZES,
+    ...COUNTS,
+    children: { type: 'array', description: 'Its largest subdirectories (`top` of them), largest first', items: CHILD_SCHEMA },
+    others: {
+      type: 'object',
+      description: 'Its subdirectories past the largest `top`: how many, and what they add up to',
+      properties: { count: { type: 'integer', minimum: 0 }, ...SIZES },
+      required: ['count', 'allocated', 'apparent'],
+    },
+    largestDirectories: {
+      type: 'array',
+      description: 'Directories anywhere below whose own files take the most space',
+      items: { type: 'object', properties: { path: { type: 'string' }, ...SIZES, files: COUNTS.files }, required: ['path', 'allocated', 'apparent', 'files'] },
+    },
+    largestFiles: {
+      type: 'array',
+      description: 'The largest files anywhere below',
+      items: { type: 'object', properties: { path: { type: 'string' }, ...SIZES }, required: ['path', 'allocated', 'apparent'] },
+    },
+    errors: {
+      type: 'object',
+      description: 'What could not be read (not counted): how many, and the first few',
+      properties: {
+        count: { type: 'integer', minimum: 0 },
+        first: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { path: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
+            required: ['path', 'code', 'message'],
+          },
+        },
+      },
+      required: ['count', 'first'],
+    },
+    skipped: { type: 'array', description: 'Mount points not entered: a probe of them has not returned', items: { type: 'string' } },
+    unfinished: {
+      type: 'object',
+      description: 'Directories not listed yet: how many, and the first few',
+      properties: { count: { type: 'integer', minimum: 0 }, first: { type: 'array', items: { type: 'string' } } },
+      required: ['count', 'first'],
+    },
+    complete: { type: 'boolean', description: 'Every directory was listed; false: call again for the rest' },
+    scannedAt: { type: 'string', description: 'When the walk that answers started (ISO 8601)' },
+    elapsedMs: { type: 'integer', minimum: 0, description: 'Milliseconds the walk took, or has taken so far' },
+    ageMs: { type: 'integer', minimum: 0, description: 'Milliseconds since that walk ended: 0 for a walk made for this call' },
+  },
+  required: ['path', 'allocated', 'apparent', 'files', 'directories', 'children', 'largestFiles', 'complete'],
+} as const;
+
+const count = (value: number): string => String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+
+/** What a level's subdirectories past the `top` largest add up to. */
+interface Others {
+  readonly count: number;
+  readonly allocated: number;
+  readonly apparent: number;
+}
+
+type ShownEntry = Omit<DirectoryEntry, 'children'> & { readonly children: readonly ShownEntry[]; readonly others?: Others };
+
+/** Each level's `top` largest subdirectories (they come largest first), and what the rest add up to. */
+function shown(entries: readonly DirectoryEntry[], top: number): { children: ShownEntry[]; others: Others | undefined } {
+  const kept = entries.slice(0, top).map((entry) => {
+    const below = shown(entry.children, top);
+    return { ...entry, children: below.children, ...(below.others && { others: below.others }) };
+  });
+  const rest = entries.slice(top);
+  if (rest.length === 0) return { children: kept, others: undefined };
+  return {
+    children: kept,
+    others: {
+      count: rest.length,
+      allocated: rest.reduce((sum, entry) => sum + entry.allocated, 0),
+      apparent: rest.reduce((sum, entry) => sum + entry.apparent, 0),
+    },
+  };
+}
+
+function share(part: number, whole: number): string {
+  if (whole === 0) return '0%';
+  const percent = (100 * part) / whole;
+  return percent >= 10 || percent === 0 ? `${Math.round(percent)}%` : `${percent.toFixed(1)}%`;
+}
+
+/** The answer's text: the totals, the largest children with their share, the largest files, what failed, and whether it is whole. */
+export function describeUsage(
+  usage: Omit<DirectoryUsage, 'children' | 'backend'> & { children: readonly ShownEntry[]; others?: Others | undefined },
+  apparent: boolean,
+): string {
+  const size = (entry: { allocated: number; apparent: number }): number => (apparent ? entry.apparent : entry.allocated);
+  const lines: string[] = [];
+  const age = usage.ageMs > 0 ? `; walked ${Math.round(usage.ageMs / 1000)} s ago` : '';
+  lines.push(
+    `${usage.path}: ${humanSize(usage.allocated)} on disk, ${humanSize(usage.apparent)} apparent, ${count(usage.files)} files, ` +
+      `${count(usage.directories)} directories (walk ${(usage.elapsedMs / 1000).toFixed(1)} s${age}).`,
+  );
+  const children = (entries: readonly ShownEntry[], others: Others | undefined, parent: number, indent: string): void => {
+    for (const child of entries) {
+      lines.push(`${indent}${humanSize(size(child))}  ${share(size(child), parent)}  ${child.name}${child.complete ? '' : ' (incomplete)'}`);
+      children(child.children, child.others, size(child), `${indent}  `);
+    }
+    if (others !== undefined) lines.push(`${indent}${humanSize(size(others))}  ${share(size(others), parent)}  (${count(others.count)} more directories)`);
+  };
+  if (usage.children.length > 0) {
+    lines.push(`Largest subdirectories (${apparent ? 'apparent size' : 'on disk'}, share of ${usage.path}):`);
+    children(usage.children, usage.others, size(usage), '  ');
+  }
+  if (usage.largestFiles.length > 0) {
+    lines.push('Largest files:');
+    for (const file of usage.largestFiles) lines.push(`  ${humanSize(size(file))}  ${file.path}`);
+  }
+  if (usage.errors.count > 0) {
+    lines.push(`Could not read ${count(usage.errors.count)} entries (not counted), first: ${usage.errors.first.map((error) => error.message).join('; ')}`);
+  }
+  if (usage.skipped.length > 0) lines.push(`Not entered, mounts that do not respond: ${usage.skipped.join(', ')}`);
+  if (!usage.complete) {
+    lines.push(
+      usage.unfinished.count > 0
+        ? `Incomplete: still walking, ${count(usage.unfinished.count)} directories to go (${usage.unfinished.first.slice(0, 3).join(', ')}…): call again for the whole answer.`
+        : 'Incomplete: some directories could not be read.',
+    );
+  }
+  return fitText(lines);
+}
+
+/** Whole lines up to TEXT_BUDGET bytes, and a note of what was left out. */
+function fitText(lines: readonly string[]): string {
+  let text = '';
+  for (let i = 0; i < lines.length; i++) {
+    const next = `${lines[i]}\n`;
+    if (Buffer.byteLength(text) + Buffer.byteLength(next) > TEXT_BUDGET - 200) {
+      return `${text}(${lines.length - i} more lines left out; ask with a smaller depth or top, or a deeper path)\n`;
+    }
+    text += next;
+  }
+  return text.trimEnd();
+}
+
+async function call(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
+  const path = args.path as string;
+  const { roots } = context;
+  // By name first: a path outside the roots is never walked.
+  if (!roots.allowsByName(path)) return { text: roots.refusal(path), isError: true };
+  const apparent = args.apparent === true;
+  const top = (args.top as number | undefined) ?? 10;
+  let usage: DirectoryUsage;
+  try {
+    usage = (await directoryUsageWithin(path, context.walkBudgetMs, {
+      depth: (args.depth as number | undefined) ?? 1,
+      top,
+      oneFileSystem: args.one_file_system !== false,
+      fresh: args.fresh === true,
+      apparent,
+      signal: context.signal,
+      onProgress: ({ entries, allocated }) => context.progress(entries, undefined, `walked ${count(entries)} entries, ${humanSize(allocated)} so far`),
+    })) as DirectoryUsage;
+  } catch (error) {
+    if ((error as Error | null)?.name === 'AbortError') throw error;
+    return roots.allowsFailed(path, error) ? probeFailure(path, error, context.probeTimeout) : { text: roots.refusal(path), isError: true };
+  }
+  // Where it really is (a symlink on the way): judged once it has answered.
+  if (!roots.allows(path)) return { text: roots.refusal(path), isError: true };
+  const { backend: _backend, ...whole } = usage;
+  // Each level's largest `top`, and what the others add up to: an answer of bounded size whatever the tree.
+  const { children, others } = shown(whole.children, top);
+  const structured = { ...whole, children, ...(others && { others }) };
+  return { text: describeUsage(structured, apparent), structured };
+}
+
+export const directoryUsageTool: Tool = {
+  name: 'directory_usage',
+  title: 'What fills a directory',
+  description:
+    'What takes the space inside a directory, as du and ncdu show it: bytes on disk and apparent, files and directories, ' +
+    'its largest subdirectories with their share, and the largest files anywhere below. Exact, each file counted once, symlinks not followed. ' +
+    'A large tree takes a while: past the call budget the answer says so and the walk goes on; call again for the rest. ' +
+    'Asking about a directory inside one walked before answers at once from that walk (fresh: true walks again).',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      path: { type: 'string', description: 'Absolute path of the directory, for example / or /var', pattern: ABSOLUTE_PATH_PATTERN },
+      depth: { type: 'integer', minimum: 0, maximum: MAX_DEPTH, description: `Levels of subdirectories to list, 0 to ${MAX_DEPTH} (default 1)` },
+      top: {
+        type: 'integer',
+        minimum: 0,
+        maximum: MAX_TOP,
+        description: `How many of the largest directories and files to list, 0 to ${MAX_TOP} (default 10)`,
+      },
+      apparent: { type: 'boolean', description: 'Rank by apparent size (bytes of content) rather than bytes on disk (default false)' },
+      one_file_system: { type: 'boolean', description: 'Stay on the file system of the path, as du -x (default true)' },
+      fresh: { type: 'boolean', description: 'Walk again even if a recent walk holds the directory (default false)' },
+    },
+    required: ['path'],
+    additionalProperties: false,
+  },
+  outputSchema: OUTPUT_SCHEMA,
+  hints: { path: 'use an absolute path, such as "/" or "/var"' },
+  call,
+};
