@@ -70,6 +70,53 @@ function linkTo(name, target) {
 const overlong = `/${'x/'.repeat(3000)}`;
 const paths = ['/', '/tmp', tree, join(tree, 'file'), '/nonexistent/x', join(tree, 'file', 'below'), overlong, '/tmp/\uD800'];
 
+/** Walks `path` to the end (native/scan.h); resolves with the snapshot taken once done. */
+function walkToEnd(path, options) {
+  return new Promise((resolve) => {
+    const handle = raw.scanStart(path, options, () => {
+      const snapshot = handle.snapshot(10);
+      handle.busy();
+      handle.progress();
+      handle.release();
+      check(handle.snapshot() === null, 'a released walk has no tree');
+      resolve(snapshot);
+    });
+  });
+}
+
+/**
+ * The walk's entry points and teardown paths: to the end (with every file
+ * kept, and with the mount points below as work items of their own),
+ * stopped and released mid-walk, released without a stop, snapshots while
+ * threads add nodes, and a walk of a file and of nothing.
+ */
+async function exerciseWalks() {
+  const mounts = readFileSync('/proc/self/mountinfo', 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => line.split(' '))
+    .map((fields) => [fields[4].replace(/\\040/g, ' '), ...fields[2].split(':').map(Number), false]);
+  const whole = await walkToEnd(tree, { threads: 3, keepFiles: true, topFiles: 4, maxErrors: 3, mounts });
+  check(whole.done && whole.sizes[3] > 0n && whole.sizes[6] >= 1n, 'a walk of the tree finishes with its sizes');
+  const file = await walkToEnd(join(tree, 'file'), { threads: 1 });
+  check((file.flags[0] & 64) !== 0 && file.sizes[5] === 1n, 'a walk of a file counts one file');
+  const missing = await walkToEnd('/nonexistent/x', { threads: 2 });
+  check(missing.errors.length === 1 && missing.errors[0].errno === ENOENT, 'a walk of nothing reports ENOENT');
+  for (const threads of [1, 4]) {
+    const usr = raw.scanStart('/usr', { threads, topFiles: 2, mounts }, () => {});
+    for (let i = 0; i < 5; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      const partial = usr.snapshot(5);
+      check(partial.parent.length === partial.flags.length, 'a snapshot mid-walk is consistent');
+    }
+    usr.stop();
+    usr.stop();
+    usr.snapshot(5);
+    usr.release();
+    raw.scanStart('/usr', { threads, mounts }, () => {}).release();
+  }
+}
+
 if (mode === 'finish') {
   // Answers before any callback is set are dropped, and freed.
   raw.statAsync('/', 1, 900001, true);
@@ -98,6 +145,7 @@ if (mode === 'finish') {
   check(raw.statSync('/nonexistent/x', true) === ENOENT, 'missing is ENOENT');
   raw.names();
   raw.listMounts();
+  await exerciseWalks();
   raw.mountTableChanged();
 
   // Many asynchronous probes in several lanes, one by one and in batches.
@@ -212,6 +260,10 @@ if (mode === 'finish') {
     setImmediate(submit);
   };
   submit();
+  // Walks running, done and released when the environment goes away.
+  const walk = () => raw.scanStart('/usr', { threads: 2, topFiles: 3 }, walk);
+  walk();
+  raw.scanStart(tree, { threads: 1 }, () => {});
   parentPort.postMessage({ ready: true, ok: true });
 } else if (mode === 'stuck') {
   // One probe stuck in the kernel (timed out: the pool owns it), one queued
