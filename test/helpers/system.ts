@@ -219,13 +219,16 @@ function killDaemons(): void {
 process.on('exit', killDaemons);
 
 /**
- * The FUSE fixture mounted in `mode` (see fusefix.c) on a fresh temp dir.
+ * The FUSE fixture mounted in `mode` (see fusefix.c) on a fresh temp dir, or
+ * on `target` (made if missing; a directory inside a tree a test walks).
  * Nothing here touches the mount, so a `dead` one cannot block it; the caller
- * must not either (no stat, readdir or walk of `dir` in its own process).
+ * must not either (no stat, readdir or walk of `dir` in its own process, but
+ * on a walk's own threads, which the daemon's death frees).
  */
-export async function mountFuse(mode: 'odd' | 'hang' | 'dead'): Promise<FuseMount> {
+export async function mountFuse(mode: 'odd' | 'hang' | 'dead' | 'vanish', target?: string): Promise<FuseMount> {
   const binary = buildFuseFixture(join(projectRoot, 'test/.fixtures'));
-  const dir = tempDir(`diskprobe-${mode}-`);
+  const dir = target ?? tempDir(`diskprobe-${mode}-`);
+  if (target !== undefined) mkdirSync(target, { recursive: true });
   const pid = await startFuseFixture(binary, mode, dir).catch((error: unknown) => {
     unmount(dir); // it may have mounted before it failed
     throw error;

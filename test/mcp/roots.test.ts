@@ -10,7 +10,14 @@ import { diskUsageTool } from '../../dist/mcp/tools/diskUsageTool.js';
 import { MountTable, parseMountInfo } from '../../dist/probe/mountTable.js';
 import { announceSkip, bindMount, mountTmpfs, posixPathsSkipReason, rootSkipReason, type TestMount, tempDir } from '../helpers/system.js';
 
-const toolContext = (policy: RootPolicy) => ({ signal: new AbortController().signal, probeTimeout: 2000, roots: policy, progress() {}, log() {} });
+const toolContext = (policy: RootPolicy) => ({
+  signal: new AbortController().signal,
+  probeTimeout: 2000,
+  walkBudgetMs: 20_000,
+  roots: policy,
+  progress() {},
+  log() {},
+});
 const refusalOf = (path: string, root: string) => ({
   text: `EACCES: ${path}: outside the allowed roots (${root}); ask about a path under one of them`,
   isError: true,

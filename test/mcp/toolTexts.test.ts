@@ -22,6 +22,7 @@ function context(progress: Progress[] = []) {
   return {
     signal: new RequestSignal(),
     probeTimeout: 5000,
+    walkBudgetMs: 20_000,
     roots: new RootPolicy([]),
     progress: (value: number, total?: number) => progress.push({ progress: value, total }),
     log: () => {},
