@@ -158,7 +158,7 @@ class ScanState : public std::enable_shared_from_this<ScanState> {
     nodes_[root].trie = trie_.get();
     queue_.push_back({root, nullptr, true});
     const uint32_t threads = std::min(options_.threads == 0 ? kDefaultScanThreads : options_.threads, kMaxScanThreads);
-    busy_.resize(threads);
+    busy_.assign(threads, {kNone, std::string(), 0, 0});  // idle: on no directory
     threads_alive_ = threads;
     for (uint32_t slot = 0; slot < threads; ++slot) {
       std::thread([self = shared_from_this(), slot] { self->Work(slot); }).detach();

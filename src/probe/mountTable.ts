@@ -554,6 +554,11 @@ export class MountTableCache {
     return this.changed ? this.current() : this.reload();
   }
 
+  /** The table read again, whatever the signal says: for a walk, whose every answer may depend on a mount made a moment ago. */
+  reread(): MountTable {
+    return this.reload();
+  }
+
   private reload(): MountTable {
     const before = this.table;
     this.table = this.read();

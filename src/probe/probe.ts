@@ -493,7 +493,9 @@ export interface MountBelow {
 export function mountsBelow(path: string): MountBelow[] {
   const prefix = path.endsWith('/') || path.endsWith('\\') ? path : `${path}${windows ? '\\' : '/'}`;
   const below: MountBelow[] = [];
-  for (const entry of tables.current().entries) {
+  // The table as it is now, not as cached: a walk must know a mount made a moment ago
+  // (the fallback's cache lasts a second, and the addon's change signal may lag).
+  for (const entry of tables.reread().entries) {
     if (!entry.mountPoint.startsWith(prefix) || entry.mountPoint.length === prefix.length) continue;
     const key = entry.deviceKey;
     below.push({
@@ -509,7 +511,8 @@ export function mountsBelow(path: string): MountBelow[] {
 
 /** The mount that holds `path` by name (absolute, normal), with whether its walk may wait forever; no file system is asked. */
 export function mountHolding(path: string): { readonly mountPoint: string; readonly mayHang: boolean; readonly stuck: boolean } | undefined {
-  const entry = tables.current().lexical(path);
+  // Read again: a mount made a moment ago must drop the kept walks it changes (a mounts-changed event) before one answers.
+  const entry = tables.reread().lexical(path);
   if (entry === undefined) return undefined;
   return { mountPoint: entry.mountPoint, mayHang: mayHang(entry), stuck: guard.size > 0 && guard.blocking(entry.mountPoint) !== undefined };
 }

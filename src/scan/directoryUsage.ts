@@ -39,7 +39,10 @@ interface Settings {
 
 function wholeNumber(value: unknown, name: string, min: number, max: number, fallback: number | undefined): number | undefined {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+  if (typeof value !== 'number') {
+    throw codeError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "options.${name}" property must be of type number. Received ${typeof value}`);
+  }
+  if (!Number.isInteger(value) || value < min || value > max) {
     throw codeError(
       RangeError,
       'ERR_OUT_OF_RANGE',
@@ -87,6 +90,8 @@ function answerFrom(tree: ScanTree, node: number, settings: Settings, ageMs: num
  */
 async function directoryUsageOf(path: string, settings: Settings, keepWalking: boolean): Promise<DirectoryUsage<number | bigint>> {
   validatePath(path);
+  // As fs and diskUsage(): "" is no path, not the working directory.
+  if (path === '') throw codeNameError('ENOENT', 'openat', path);
   const absolute = resolve(path);
   if (settings.signal?.aborted) throw abortError(settings.signal);
   // Reads the mount table (a change drops the kept walks), and fails fast on a stuck mount.
@@ -102,6 +107,8 @@ async function directoryUsageOf(path: string, settings: Settings, keepWalking: b
     entry = found?.kept;
   }
   let root = absolute;
+  // Whether this call started the walk it answers from: then the answer is new (ageMs 0).
+  const own = entry === undefined;
   if (entry === undefined) {
     const walk = await startWalk(absolute, {
       threads: settings.threads,
@@ -135,7 +142,7 @@ async function directoryUsageOf(path: string, settings: Settings, keepWalking: b
     throw failed;
   }
   const node = tree.find(absolute === root ? '' : absolute.slice(root.length + (root.endsWith('/') || root.endsWith('\\') ? 0 : 1)));
-  if (node !== undefined) return answerFrom(tree, node, settings, 0);
+  if (node !== undefined) return answerFrom(tree, node, settings, own || !done ? 0 : Date.now() - (entry.endedAt ?? Date.now()));
   // A walk from above that has not reached it yet.
   if (!done && !stalled) return notReachedYet(absolute, tree, settings);
   throw codeNameError('ENOENT', 'openat', absolute); // not a directory the walk met

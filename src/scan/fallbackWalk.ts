@@ -22,6 +22,8 @@ export function startFallbackWalk(path: string, options: WalkOptions): Walk {
   // libuv's pool is the walk's threads here: one per lstat in flight, as many as it was asked for and more.
   const threads = options.threads ?? 4;
   const child: ChildProcess = fork(walkerPath, [], {
+    // Not the caller's Node flags (--input-type, --inspect, a loader...): the helper is a plain script.
+    execArgv: [],
     stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     serialization: 'advanced',
     env: { ...process.env, UV_THREADPOOL_SIZE: String(Math.min(128, Math.max(4, threads * 4))) },
@@ -30,7 +32,10 @@ export function startFallbackWalk(path: string, options: WalkOptions): Walk {
   let busy: number[] = [];
   let done = false;
   let ended: number | undefined;
+  let endedAt: number | undefined;
   let gone = false;
+  /** Why the helper ended before its walk was done, if it did. */
+  let died: Error | undefined;
   let resolveFinished!: () => void;
   const finished = new Promise<void>((resolve) => {
     resolveFinished = resolve;
@@ -45,13 +50,19 @@ export function startFallbackWalk(path: string, options: WalkOptions): Walk {
     } else if ('done' in reply) {
       done = true;
       ended = performance.now();
+      endedAt = Date.now();
       resolveFinished();
     } else {
       snapshots.get(reply.snapshot)?.(reply.data);
       snapshots.delete(reply.snapshot);
     }
   });
-  child.once('exit', () => {
+  child.once('exit', (code, signal) => {
+    if (!gone && !done) {
+      // Not stopped by us, and not done: say so at once rather than wait for the walk to be taken as stalled.
+      died = new Error(`the fallback walk's helper process ended before the walk was done (${signal ?? `exit status ${code}`})`);
+      resolveFinished();
+    }
     gone = true;
   });
   child.send({ start: { path, options } });
@@ -67,12 +78,19 @@ export function startFallbackWalk(path: string, options: WalkOptions): Walk {
     get done() {
       return done;
     },
+    get endedAt() {
+      return endedAt;
+    },
     progress: () => ({ entries: progress[0], allocated: progress[1], directories: progress[2] }),
     busy: () => busy,
     tree: () =>
       new Promise((resolve, reject) => {
         if (whole !== undefined) {
           resolve(whole);
+          return;
+        }
+        if (died !== undefined) {
+          reject(died);
           return;
         }
         if (gone || !child.connected) {

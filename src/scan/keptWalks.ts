@@ -65,10 +65,12 @@ export function findKeptWalk(path: string, oneFileSystem: boolean, topFiles: num
   for (const entry of [...kept]) {
     if (entry.endedAt !== undefined && now - entry.endedAt > KEEP_MS) drop(entry);
   }
-  // The nearest root first: its tree is the smallest that answers.
+  // The nearest root first (its tree is the smallest that answers); of two with the same root, the newer.
   const candidates = kept
-    .filter((entry) => entry.oneFileSystem === oneFileSystem && entry.topFiles >= topFiles && below(entry.root, path) !== undefined)
-    .sort((a, b) => b.root.length - a.root.length);
+    .map((entry, order) => ({ entry, order }))
+    .filter(({ entry }) => entry.oneFileSystem === oneFileSystem && entry.topFiles >= topFiles && below(entry.root, path) !== undefined)
+    .sort((a, b) => b.entry.root.length - a.entry.root.length || b.order - a.order)
+    .map(({ entry }) => entry);
   for (const entry of candidates) {
     const relative = below(entry.root, path)!;
     if (entry.tree === undefined) {
@@ -83,18 +85,27 @@ export function findKeptWalk(path: string, oneFileSystem: boolean, topFiles: num
   return undefined;
 }
 
-/** Keeps `walk` (running or done), dropping the least recently used past the bounds. */
+/**
+ * Keeps `walk` (running or done), dropping the kept walks it makes stale
+ * (a walk of the same start or below it, with the same oneFileSystem: a
+ * `fresh` walk must answer from now on, not the one it replaced) and the
+ * least recently used past the bounds.
+ */
 export function keepWalk(entry: Omit<KeptWalk, 'lastUsed'>): KeptWalk {
+  for (const older of [...kept]) {
+    // A walk still running may have a caller waiting on it: it stays, and the newer one is found first (below).
+    if (older.tree !== undefined && older.oneFileSystem === entry.oneFileSystem && below(entry.root, older.root) !== undefined) drop(older);
+  }
   const added: KeptWalk = { ...entry, lastUsed: Date.now() };
   kept.push(added);
   trim();
   return added;
 }
 
-/** A kept walk is done: its tree is what it answers from now on. */
+/** A kept walk is done: its tree is what it answers from now on, as old as the walk's end. */
 export function walkFinished(entry: KeptWalk, tree: ScanTree): void {
   entry.tree = tree;
-  entry.endedAt = Date.now();
+  entry.endedAt = entry.walk.endedAt ?? Date.now();
   trim();
 }
 

@@ -12,6 +12,7 @@ export function startNativeWalk(binding: NativeBinding, path: string, options: W
   const started = performance.now();
   let done = false;
   let ended: number | undefined;
+  let endedAt: number | undefined;
   let resolveFinished!: () => void;
   const finished = new Promise<void>((resolve) => {
     resolveFinished = resolve;
@@ -29,6 +30,7 @@ export function startNativeWalk(binding: NativeBinding, path: string, options: W
     () => {
       done = true;
       ended = performance.now();
+      endedAt = Date.now();
       resolveFinished();
     },
   );
@@ -38,6 +40,9 @@ export function startNativeWalk(binding: NativeBinding, path: string, options: W
     finished,
     get done() {
       return done;
+    },
+    get endedAt() {
+      return endedAt;
     },
     progress() {
       const [entries, allocated, directories] = handle.progress();

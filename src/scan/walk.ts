@@ -26,6 +26,8 @@ export interface Walk {
   /** Resolves once every directory has been listed; never rejects. */
   readonly finished: Promise<void>;
   readonly done: boolean;
+  /** Date.now() when it was done (undefined until then): the age of what a kept walk says. */
+  readonly endedAt: number | undefined;
   progress(): WalkProgress;
   /** The directories (node indexes) its threads are on now: after stop(), those held in a call that has not returned. */
   busy(): readonly number[];

@@ -127,16 +127,19 @@ describe.skipIf(announceSkip('directory_usage end to end', rootSkipReason ?? com
     const structured = Buffer.byteLength(JSON.stringify(result!.structuredContent));
     console.log(`[directory_usage] wide tree: text ${Buffer.byteLength(text)} bytes, structuredContent ${structured} bytes`);
     expect(Buffer.byteLength(text)).toBeLessThanOrEqual(TEXT_BUDGET);
-    expect(text).toMatch(/\(\d+ more lines left out; ask with a smaller depth or top, or a deeper path\)\n?$/);
+    // What did not fit is said, folded into each level's "N more directories" with their size.
+    expect(text).toMatch(/\(\d[\d,]* more directories\)/);
     expect(text.split('\n')[0]).toMatch(/ 5,00\d directories|directories \(walk/);
     expect(result!.structuredContent.directories).toBe(1 + 5000 + 20 * 30 + 20 * 30 * 30);
-    expect(result!.structuredContent.others).toMatchObject({ count: 4950 });
+    // At least the 4,950 past the top 50 are folded into the root's others, with their size.
+    expect(result!.structuredContent.others.count).toBeGreaterThanOrEqual(4950);
+    expect(result!.structuredContent.others.apparent).toBeGreaterThan(0);
   });
 
   // The text keeps to 16 KiB, but structuredContent carries every level's `top`
   // children whole: 3.3 MB for the tree above. list_mounts keeps both within its
   // budget (test/mcp/listMounts.test.ts); this tool does not say why it need not.
-  it.fails('keeps structuredContent within the same 16 KiB as its text', async ({ startServer }) => {
+  it('keeps structuredContent within the same 16 KiB as its text', async ({ startServer }) => {
     const { call } = await serverIn(startServer, 'legacy');
     const { result } = await call({ path: wide, depth: 3, top: 50 });
     expect(Buffer.byteLength(JSON.stringify(result!.structuredContent))).toBeLessThanOrEqual(TEXT_BUDGET);
@@ -188,7 +191,7 @@ describe.skipIf(announceSkip('directory_usage end to end', rootSkipReason ?? com
   // it), not when it ended: the first answer after a walk that ended with no
   // call waiting says ageMs 0, "a walk made for this call". (Its 10 minutes
   // are counted from then too.)
-  it.fails('says how long ago the walk ended, on the first call after it ended unobserved', async ({ startServer }) => {
+  it('says how long ago the walk ended, on the first call after it ended unobserved', async ({ startServer }) => {
     const { next } = await pastTheBudget(startServer);
     expect(next.structuredContent.complete).toBe(true);
     expect(next.structuredContent.ageMs).toBeGreaterThanOrEqual(100);

@@ -12,7 +12,7 @@ import { buildCFixture, compilerSkipReason } from '../fixtures/cFixture.mjs';
 import { announceSkip, mountTmpfs, projectRoot, rootSkipReason, run, type TestMount } from '../helpers/system.js';
 import { directoryUsage, type WalkProgress } from '../lib.js';
 import { duTotals, gnuDuSkipReason } from './duOracle.js';
-import { backendUnderTest, expectWhole } from './knownBugs.js';
+import { backendUnderTest, expectWhole } from './expectations.js';
 
 /** mktree's TOP SUB FILES: about 600,000 entries for the addon, 100,000 for the slower fallback: a second's walk or more. */
 const SHAPE = backendUnderTest === 'native' ? [40, 40, 375] : [32, 32, 97];

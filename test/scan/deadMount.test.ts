@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { announceSkip, type FuseMount, fuseSkipReason, mountFuse, mountTmpfs, type TestMount } from '../helpers/system.js';
 import { type DirectoryUsage, directoryUsage } from '../lib.js';
 import { write } from './duOracle.js';
-import { backendUnderTest, idleThreadsShowBusy } from './knownBugs.js';
+import { backendUnderTest } from './expectations.js';
 
 const TIMEOUT = 2000;
 /** How long after its deadline (or the 5 s stall) a walk may take to answer: a bound on failure. */
@@ -28,8 +28,8 @@ async function timed<T>(walk: () => Promise<T>): Promise<{ usage: T; ms: number 
   return { usage, ms: Math.round(performance.now() - start) };
 }
 
-/** The unfinished directories, those where a thread is held first; less the start the idle-thread bug adds there (knownBugs.ts). */
-const held = (usage: DirectoryUsage, root: string) => (idleThreadsShowBusy ? usage.unfinished.first.filter((path) => path !== root) : usage.unfinished.first);
+/** The unfinished directories, those where a thread is held first. */
+const held = (usage: DirectoryUsage, _root: string) => usage.unfinished.first;
 
 describe.skipIf(announceSkip(`a dead mount inside the tree (${backendUnderTest})`, fuseSkipReason))(`a dead mount inside the tree, ${backendUnderTest}`, () => {
   const mounts: TestMount[] = [];
@@ -70,10 +70,9 @@ describe.skipIf(announceSkip(`a dead mount inside the tree (${backendUnderTest})
     expect(usage.errors.count).toBe(0);
   });
 
-  // The idle-thread bug (knownBugs.ts): the walk given up takes the threads that never
-  // had a directory as held on its start, and marks the tmpfs holding the start stuck:
-  // the next walk there rejects at once with ETIMEDOUT instead of skipping the dead mount.
-  (idleThreadsShowBusy ? it.fails : it)('then skips the dead mount at once: the next walk answers in well under a second, naming it in skipped', async () => {
+  // Only the threads held by the dead mount count as held: the others, idle or done,
+  // must not mark the tmpfs holding the start stuck (the next walk would reject with ETIMEDOUT).
+  it('then skips the dead mount at once: the next walk answers in well under a second, naming it in skipped', async () => {
     const { root, other, dead } = await treeWithDeadMount();
     await tableKnowsTheMount();
     await directoryUsage(root, { timeout: TIMEOUT, fresh: true });
@@ -105,7 +104,7 @@ describe.skipIf(announceSkip(`a dead mount inside the tree (${backendUnderTest})
   // its parent (the table does not name it a mount yet). Given up, the walk names the parent
   // as unfinished, and blames the parent's mount: it marks the tmpfs stuck, so that walks of
   // anything else on it (and diskUsage of it) reject with ETIMEDOUT until the daemon dies.
-  it.runIf(backendUnderTest === 'statfs').fails('blames the dead mount, not the one above it, when the walk begins as it appears', async () => {
+  it('blames the dead mount, not the one above it, when the walk begins as it appears', async () => {
     const { root, other, dead } = await treeWithDeadMount();
     const { usage } = await timed(() => directoryUsage(root, { timeout: TIMEOUT, fresh: true }));
     expect(usage.unfinished.first[0]).toBe(dead.dir);

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { announceSkip, bindMount, has, mountExt4, mountTmpfs, projectRoot, rootSkipReason, type TestMount } from '../helpers/system.js';
 import { directoryUsage } from '../lib.js';
 import { du, duLevels, duTotals, gnuDuSkipReason, levelsOf, MANY, makeTree, ODD_NAMES, totalsOf, write } from './duOracle.js';
-import { backendUnderTest, expectWhole, idleThreadsShowBusy } from './knownBugs.js';
+import { backendUnderTest, expectWhole } from './expectations.js';
 
 const skipReason = rootSkipReason ?? gnuDuSkipReason;
 const mounts: TestMount[] = [];
@@ -202,7 +202,7 @@ describe.skipIf(announceSkip(`directoryUsage against du (${backendUnderTest})`, 
   // The fallback forks its helper with the caller's execArgv: under `node --input-type=module -e`,
   // the helper dies at once (ERR_INPUT_TYPE_NOT_ALLOWED) and the walk rejects after the 5 s stall
   // with "the walk was released: its tree is gone". (An ordinary script, as above, is fine.)
-  (backendUnderTest === 'statfs' ? it.fails : it)('walks for a program run with node --input-type=module -e', () => {
+  it('walks for a program run with node --input-type=module -e', () => {
     const mount = mountTmpfs('size=1M');
     mounts.push(mount);
     write(join(mount.dir, 'f'), 10_000);
@@ -211,9 +211,9 @@ describe.skipIf(announceSkip(`directoryUsage against du (${backendUnderTest})`, 
     expect(JSON.parse(ran.stdout)).toMatchObject({ allocated: Number(duTotals(mount.dir).allocated), files: 1, directories: 1 });
   });
 
-  // The idle-thread bug (knownBugs.ts): the smallest case, deterministic. A walk
-  // of one empty directory leaves 3 of its 4 threads idle.
-  (idleThreadsShowBusy ? it.fails : it)('says a finished walk of an empty directory is complete, with nothing unfinished', async () => {
+  // A walk of one empty directory leaves 3 of its 4 threads idle: none may
+  // show as busy on the start (once they did, and the walk said it was unfinished).
+  it('says a finished walk of an empty directory is complete, with nothing unfinished', async () => {
     const mount = mountTmpfs('size=1M');
     mounts.push(mount);
     const usage = await directoryUsage(mount.dir, { fresh: true });

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { announceSkip, mountTmpfs, rootSkipReason, type TestMount } from '../helpers/system.js';
 import { type DirectoryUsage, directoryUsage } from '../lib.js';
 import { write } from './duOracle.js';
-import { backendUnderTest, expectWhole } from './knownBugs.js';
+import { backendUnderTest, expectWhole } from './expectations.js';
 
 /** How long an answer from a kept walk may take: a bound on failure (the walks here take 100 ms to seconds). */
 const KEPT_MS = 100;
@@ -87,7 +87,7 @@ describe.skipIf(announceSkip(`kept walks (${backendUnderTest})`, rootSkipReason)
   // src/scan/keptWalks.ts keeps the new walk beside the old one of the same start, and
   // findKeptWalk ranks them by the length of their start alone: the older one wins. So after
   // fresh: true (the MCP tool's too), the next call answers from the walk before it, stale.
-  it.fails('answers later calls from the walk fresh: true made, not from the one before it', async () => {
+  it('answers later calls from the walk fresh: true made, not from the one before it', async () => {
     const u = join(base, 'u');
     mkdirSync(join(u, 'a'), { recursive: true });
     write(join(u, 'a', 'f'), 1000);
@@ -127,7 +127,7 @@ describe.skipIf(announceSkip(`kept walks (${backendUnderTest})`, rootSkipReason)
   // The statfs backend's copy of the mount table is up to a second old (the addon's is
   // re-read when the kernel flags a change): a call within that second of a mount below
   // the kept walk's start still answers from it, without the mount.
-  it.runIf(backendUnderTest === 'statfs').fails('drops the walk at once when a tmpfs is mounted below it', async () => {
+  it('drops the walk at once when a tmpfs is mounted below it', async () => {
     const v = join(base, 'v');
     mkdirSync(join(v, 'a'), { recursive: true });
     await directoryUsage(v);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { announceSkip, mountTmpfs, rootSkipReason, run, type TestMount } from '../helpers/system.js';
 import { type DirectoryEntry, type DirectoryUsage, directoryUsage } from '../lib.js';
 import { du, duTotals, gnuDuSkipReason, listingOrder, write } from './duOracle.js';
-import { backendUnderTest, expectWhole } from './knownBugs.js';
+import { backendUnderTest, expectWhole } from './expectations.js';
 
 const mounts: TestMount[] = [];
 afterAll(() => {
@@ -187,7 +187,7 @@ describe.skipIf(announceSkip(`directoryUsage options (${backendUnderTest})`, roo
 
     // depth, top and threads of the wrong type are called out of range ('1' "Received 1"),
     // where timeout and the flags say ERR_INVALID_ARG_TYPE, as Node's own APIs do.
-    it.fails('rejects depth, top and threads of the wrong type as a TypeError', async () => {
+    it('rejects depth, top and threads of the wrong type as a TypeError', async () => {
       for (const name of ['depth', 'top', 'threads']) {
         await expect(directoryUsage(root, { [name]: '1' })).rejects.toMatchObject({ code: 'ERR_INVALID_ARG_TYPE', name: 'TypeError' });
       }
@@ -195,7 +195,7 @@ describe.skipIf(announceSkip(`directoryUsage options (${backendUnderTest})`, roo
 
     // diskUsage('') refuses with ENOENT, as fs does (test/probe/api.test.ts);
     // directoryUsage('') walks the current directory instead (path.resolve('')).
-    it.fails('refuses an empty path with ENOENT, as diskUsage does', async () => {
+    it('refuses an empty path with ENOENT, as diskUsage does', async () => {
       await expect(directoryUsage('')).rejects.toMatchObject({ code: 'ENOENT', path: '' });
     });
   },

@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildCFixture, compilerSkipReason } from '../fixtures/cFixture.mjs';
 import { announceSkip, mountTmpfs, projectRoot, rootSkipReason, run, type TestMount, tempDir } from '../helpers/system.js';
 import { duTotal, gnuDuSkipReason } from './duOracle.js';
-import { backendUnderTest } from './knownBugs.js';
+import { backendUnderTest } from './expectations.js';
 
 const MB = 2 ** 20;
 /** Memory the 4M tree takes in the kernel (about 750 bytes an inode), with room for the rest of the machine. */

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { announceSkip, type FuseMount, fuseSkipReason, mountFuse } from '../helpers/system.js';
 import { directoryUsage } from '../lib.js';
 import { duTotals, gnuDuSkipReason } from './duOracle.js';
-import { backendUnderTest, expectListed } from './knownBugs.js';
+import { backendUnderTest, expectListed } from './expectations.js';
 
 describe.skipIf(announceSkip(`a file removed during the walk (${backendUnderTest})`, fuseSkipReason ?? gnuDuSkipReason))(
   `a file removed during the walk, ${backendUnderTest}`,

@@ -11,7 +11,7 @@ import { ABSOLUTE_PATH_PATTERN } from '../absolutePath.js';
 import { probeFailure } from './probeFailure.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
 
-/** Bytes of text an answer holds at most. */
+/** Bytes of text an answer holds at most, and about as many of structuredContent's subdirectories. */
 const TEXT_BUDGET = 16 * 1024;
 const MAX_DEPTH = 3;
 const MAX_TOP = 50;
@@ -128,6 +128,72 @@ function share(part: number, whole: number): string {
   return percent >= 10 || percent === 0 ? `${Math.round(percent)}%` : `${percent.toFixed(1)}%`;
 }
 
+/** An entry of the shown tree, flattened with what holds it (undefined: the directory asked about). */
+interface Placed {
+  readonly entry: ShownEntry;
+  readonly parent: Placed | undefined;
+  readonly depth: number;
+  kept: boolean;
+}
+
+/**
+ * The shown tree cut to about `budget` bytes of JSON: subdirectories are
+ * kept largest first, anywhere in the tree (a parent is never smaller than
+ * what it holds, so it comes first), and those left out are added to their
+ * parent's `others`. An answer of bounded size, however many levels and
+ * directories were asked for.
+ */
+function withinBudget(
+  children: readonly ShownEntry[],
+  others: Others | undefined,
+  budget: number,
+  apparent: boolean,
+): { children: ShownEntry[]; others: Others | undefined } {
+  const placed: Placed[] = [];
+  const walk = (entries: readonly ShownEntry[], parent: Placed | undefined, depth: number): void => {
+    for (const entry of entries) {
+      const at: Placed = { entry, parent, depth, kept: false };
+      placed.push(at);
+      walk(entry.children, at, depth + 1);
+    }
+  };
+  walk(children, undefined, 0);
+  const size = (entry: { allocated: number; apparent: number }): number => (apparent ? entry.apparent : entry.allocated);
+  let spent = 0;
+  for (const at of [...placed].sort((a, b) => size(b.entry) - size(a.entry) || a.depth - b.depth)) {
+    if (at.parent !== undefined && !at.parent.kept) continue;
+    const { children: _children, others: _others, ...own } = at.entry;
+    spent += Buffer.byteLength(JSON.stringify(own)) + 40;
+    if (spent > budget) break;
+    at.kept = true;
+  }
+  const byParent = new Map<Placed | undefined, Placed[]>();
+  for (const at of placed) {
+    const siblings = byParent.get(at.parent);
+    if (siblings === undefined) byParent.set(at.parent, [at]);
+    else siblings.push(at);
+  }
+  const rebuild = (parent: Placed | undefined, given: Others | undefined): { children: ShownEntry[]; others: Others | undefined } => {
+    const kept: ShownEntry[] = [];
+    let left: Others | undefined = given;
+    for (const at of byParent.get(parent) ?? []) {
+      if (at.kept) {
+        const below = rebuild(at, at.entry.others);
+        const { others: _others, ...rest } = at.entry;
+        kept.push({ ...rest, children: below.children, ...(below.others && { others: below.others }) });
+      } else {
+        left = {
+          count: (left?.count ?? 0) + 1,
+          allocated: (left?.allocated ?? 0) + at.entry.allocated,
+          apparent: (left?.apparent ?? 0) + at.entry.apparent,
+        };
+      }
+    }
+    return { children: kept, others: left };
+  };
+  return rebuild(undefined, others);
+}
+
 /** The answer's text: the totals, the largest children with their share, the largest files, what failed, and whether it is whole. */
 export function describeUsage(
   usage: Omit<DirectoryUsage, 'children' | 'backend'> & { children: readonly ShownEntry[]; others?: Others | undefined },
@@ -208,7 +274,10 @@ async function call(args: Record<string, unknown>, context: ToolContext): Promis
   if (!roots.allows(path)) return { text: roots.refusal(path), isError: true };
   const { backend: _backend, ...whole } = usage;
   // Each level's largest `top`, and what the others add up to: an answer of bounded size whatever the tree.
-  const { children, others } = shown(whole.children, top);
+  const picked = shown(whole.children, top);
+  // What is left of the budget once the rest of the answer (largest files, errors…) is counted.
+  const rest = Buffer.byteLength(JSON.stringify({ ...whole, children: [] }));
+  const { children, others } = withinBudget(picked.children, picked.others, Math.max(1024, TEXT_BUDGET - rest - 512), apparent);
   const structured = { ...whole, children, ...(others && { others }) };
   return { text: describeUsage(structured, apparent), structured };
 }
