@@ -6,9 +6,10 @@ import { isLogLevel, LOG_LEVELS, type LogLevel } from '../mcp/logging.js';
 import { DEFAULT_FS_TYPES_EXCLUDE, DEFAULT_MOUNT_POINTS_EXCLUDE } from '../metrics/exclusions.js';
 import { DEFAULT_TIMEOUT_MS, DEFAULT_WALK_BUDGET_MS, INT32_MAX, MAX_TIMEOUT_MS } from '../probe/limits.js';
 import { type DfOptions, parseDfCommandLine } from './dfCommandLine.js';
+import { type DuOptions, parseDuCommandLine } from './duCommandLine.js';
 import { UsageError } from './usageError.js';
 
-export { DfUsageError, UsageError } from './usageError.js';
+export { DfUsageError, DuUsageError, UsageError } from './usageError.js';
 
 /** How the MCP server runs. */
 export interface ServeOptions {
@@ -50,7 +51,7 @@ export interface HttpOptions {
 export const HTTP_DEFAULTS = { maxConnections: 512, maxRequests: 1024, maxSessions: 256, sessionIdleMs: 600_000, headerTimeoutMs: 10_000 } as const;
 
 /** diskprobe's commands; each has its own options and --help. */
-const COMMANDS = ['serve', 'df', 'metrics'] as const;
+const COMMANDS = ['serve', 'df', 'du', 'metrics'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 function isCommandName(name: string | undefined): name is CommandName {
@@ -63,6 +64,7 @@ export type Command =
   | { readonly kind: 'version' }
   | { readonly kind: 'serve'; readonly options: ServeOptions }
   | { readonly kind: 'df'; readonly options: DfOptions }
+  | { readonly kind: 'du'; readonly options: DuOptions; readonly warnings: readonly string[] }
   | { readonly kind: 'metrics'; readonly options: MetricsOptions };
 
 /** `diskprobe metrics`: print the exposition once, or serve GET /metrics (--listen). */
@@ -245,24 +247,29 @@ function parseMetrics(args: string[]): Command {
 
 /**
  * Reads `diskprobe [serve] [serve options]`, `diskprobe df [df options] [path…]`,
+ * `diskprobe du [du options] [path…]`,
  * `diskprobe metrics [options]` and `diskprobe [command] --help|--version`.
  * Throws UsageError for an unknown command or option or a bad value;
- * DfUsageError, worded as GNU df words it, for df's. `env` gives df its
+ * DfUsageError and DuUsageError, worded as GNU df and du word them, for theirs. `env` gives df its
  * POSIXLY_CORRECT, block size variables and locale.
  */
 export function parseCommandLine(args: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env): Command {
   const [first, ...rest] = args;
   const command = isCommandName(first) ? first : undefined;
   // --help and --version win wherever they stand before a "--" (diskprobe
-  // --help df, diskprobe df / --help); so does -h, except after df, where it
-  // is df's own -h. Each command's --help is its own.
+  // --help df, diskprobe df / --help); so does -h, except after df and du,
+  // where it is their own -h. Each command's --help is its own.
   const own = command === undefined ? args : rest;
   const options = own.includes('--') ? own.slice(0, own.indexOf('--')) : own;
-  if (options.includes('--help') || (command !== 'df' && options.includes('-h'))) return { kind: 'help', topic: command };
+  if (options.includes('--help') || (command !== 'df' && command !== 'du' && options.includes('-h'))) return { kind: 'help', topic: command };
   if (options.includes('--version')) return { kind: 'version' };
   if (command === 'df') {
     const parsed = parseDfCommandLine(rest, env);
     return parsed.kind === 'help' ? { kind: 'help', topic: 'df' } : parsed;
+  }
+  if (command === 'du') {
+    const parsed = parseDuCommandLine(rest, env);
+    return parsed.kind === 'help' ? { kind: 'help', topic: 'du' } : parsed;
   }
   if (command === 'serve') return parseServe(rest);
   if (command === 'metrics') return parseMetrics(rest);

@@ -4,7 +4,7 @@
 // Pure: arguments and environment in, options out, so that every way of
 // getting it wrong is tested without starting a process.
 
-import { type BlockSizeEnv, defaultBlockSize, humanOptions, STRTOL, type StrtolError } from '../format/blockSize.js';
+import { type BlockSizeEnv, blockSizeMessage, defaultBlockSize, humanOptions, STRTOL } from '../format/blockSize.js';
 import { longDoublePrecision } from '../format/extendedFloat.js';
 import { HUMAN, HUMAN_1000, HUMAN_1024 } from '../format/humanReadable.js';
 import { localeIsUtf8, quoteArgument } from '../format/quoteArgument.js';
@@ -67,13 +67,6 @@ const SHORT_OPTIONS = 'aB:iF:hHklmPTt:vx:';
 
 /** The options that choose how the table looks; without any, diskprobe prints df -hT's table. */
 const FORMAT_KEYS = new Set(['h', 'H', 'B', 'k', 'm', 'P', 'i', 'T', 'output']);
-
-/** xstrtol_fatal's words for a bad -B value (gnulib's xstrtol-error.c). */
-function blockSizeMessage(error: StrtolError, named: string, value: string): string {
-  if (error === STRTOL.overflow) return `${named} argument '${value}' too large`;
-  if (error === STRTOL.invalid) return `invalid ${named} argument '${value}'`;
-  return `invalid suffix in ${named} argument '${value}'`;
-}
 
 function parseTimeout(text: string): number {
   const value = /^\d+$/.test(text) ? Number(text) : NaN;

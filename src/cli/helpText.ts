@@ -9,6 +9,7 @@ import { type CommandName, DEFAULT_MAX_MESSAGE_BYTES, HTTP_DEFAULTS, METRICS_TIM
 const COMMANDS: ReadonlyArray<readonly [CommandName, string]> = [
   ['serve', 'Run the MCP server on stdin and stdout, or over HTTP (the default)'],
   ['df', 'Show disk usage as GNU df does, for every mount or each path given'],
+  ['du', 'Show what directories take, as GNU du does, or the largest ones (--top)'],
   ['metrics', "Print disk usage as Prometheus metrics (node_exporter's names), or serve them"],
 ];
 
@@ -134,6 +135,54 @@ answer, nothing was shown, or the command line was wrong.
 `;
 }
 
+function duHelp(): string {
+  return `Usage: diskprobe du [option]... [path]...
+
+Show how much space each directory under each path takes (the current
+directory when none is given), exactly as GNU du shows it, walking on
+threads of its own; a mount that does not answer is named as unfinished
+instead of hanging the command.
+
+GNU du's options:
+  -0, --null            End each line with NUL, not newline
+  -a, --all             Show files too, not only directories
+      --apparent-size   Show apparent sizes (st_size) rather than space used
+  -B, --block-size=SIZE Scale sizes by SIZE: 1K, 1M, 1KB (1000), 512, 'human-readable', 'si'...
+  -b, --bytes           Like --apparent-size --block-size=1
+  -c, --total           Add a grand total
+  -d, --max-depth=N     Show a directory (or file, with --all) only if it is N or
+                        fewer levels below the path; -d 0 is -s
+  -h, --human-readable  Print sizes in powers of 1024 (e.g. 1023M)
+      --si              Print sizes in powers of 1000 (e.g. 1.1G)
+  -k                    Like --block-size=1K
+  -m                    Like --block-size=1M
+  -P, --no-dereference  Never follow symlinks (the default, and the only way here)
+  -s, --summarize       Show only a total for each path
+  -x, --one-file-system Skip directories on other file systems
+
+diskprobe's own:
+  --top N               Instead of du's lines: each path's size, then its N largest
+                        directories (by the files directly in them) and N largest files
+  --json                Exact JSON instead: for each path, what directoryUsage() answers
+                        (-d sets its depth, 1 by default; --top its lists, 10 by default)
+  --timeout <ms>        Stop walking after this long: print what was found, name what
+                        was not finished, exit 1 (default: no limit)
+  --threads <n>         Threads each walk runs on (1 to 64; default 4)
+  --help                Show this help (-h is du's --human-readable here)
+  --version             Print diskprobe's version
+
+SIZE, DU_BLOCK_SIZE, BLOCK_SIZE, BLOCKSIZE and POSIXLY_CORRECT mean what they
+mean to GNU du. du's other options (-l, -L, -D, -H, -S, -t, -X, --exclude,
+--files0-from, --inodes, --time) are refused. A directory reached twice (a
+bind mount) is counted once; a walk that meets no progress for 5 s (a dead
+mount) is stopped there. A long option of diskprobe's own must be spelled in
+full where a shorter form is one of du's (--th is du's --threshold).
+
+Exit status: 0 if all went well, 1 if anything could not be read or was not
+finished, or the command line was wrong.
+`;
+}
+
 /** The help for `topic`, or the summary of every command. */
 export function helpText(topic?: CommandName): string {
   switch (topic) {
@@ -143,6 +192,8 @@ export function helpText(topic?: CommandName): string {
       return metricsHelp();
     case 'df':
       return dfHelp();
+    case 'du':
+      return duHelp();
     default:
       return overview();
   }

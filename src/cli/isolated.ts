@@ -16,17 +16,27 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-import type { DfOptions, DfOutput } from './df.js';
+import type { DfOptions } from './df.js';
+import type { DuOptions } from './du.js';
 import type { IsolatedMessage, IsolatedRequest } from './isolatedWorker.js';
 import type { MetricsOnceOptions } from './metricsOnce.js';
 
 /** A command the worker can run, with options that survive JSON. */
-export type IsolatedJob = { readonly command: 'df'; readonly options: DfOptions } | { readonly command: 'metrics'; readonly options: MetricsOnceOptions };
+export type IsolatedJob =
+  | { readonly command: 'df'; readonly options: DfOptions }
+  | { readonly command: 'du'; readonly options: DuOptions }
+  | { readonly command: 'metrics'; readonly options: MetricsOnceOptions };
+
+/** Where the worker's output goes: text, or raw bytes (du prints names as the file system has them). */
+export interface IsolatedOutput {
+  readonly stdout: { write(chunk: string | Uint8Array): unknown; readonly isTTY?: boolean };
+  readonly stderr: { write(chunk: string | Uint8Array): unknown; readonly isTTY?: boolean };
+}
 
 const workerPath = fileURLToPath(new URL('./isolatedWorker.js', import.meta.url));
 
 /** Runs `job` in the worker, writing what it prints to `output`; resolves to its exit status once it has said it, not once it exits. */
-export function runIsolated(job: IsolatedJob, output: DfOutput): Promise<number> {
+export function runIsolated(job: IsolatedJob, output: IsolatedOutput): Promise<number> {
   return new Promise((resolve) => {
     // None of our stdio: a child stuck at exit must not hold a pipe that
     // whoever reads our output (`out=$(diskprobe df 2>&1)`) waits to see
@@ -45,6 +55,7 @@ export function runIsolated(job: IsolatedJob, output: DfOutput): Promise<number>
     };
     child.on('message', (message: IsolatedMessage) => {
       if ('status' in message) finish(message.status);
+      else if ('bytes' in message) output[message.stream].write(Buffer.from(message.bytes, 'base64'));
       else output[message.stream].write(message.text);
     });
     child.once('exit', (code, signal) => {
@@ -52,6 +63,6 @@ export function runIsolated(job: IsolatedJob, output: DfOutput): Promise<number>
       output.stderr.write(`diskprobe: the ${job.command} worker ended unexpectedly (${signal ?? `exit status ${code}`})\n`);
       finish(1);
     });
-    child.send({ job, isTTY: output.stdout.isTTY === true } satisfies IsolatedRequest);
+    child.send({ job, isTTY: output.stdout.isTTY === true, stderrIsTTY: output.stderr.isTTY === true } satisfies IsolatedRequest);
   });
 }

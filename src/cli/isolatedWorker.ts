@@ -2,28 +2,37 @@
 // goes to the parent over the IPC channel, in order, followed by the exit
 // status, so the parent can print, exit, and leave this process behind if a
 // probe of a dead mount holds one of its threads.
-import type { DfOutput } from './df.js';
-import type { IsolatedJob } from './isolated.js';
+import type { IsolatedJob, IsolatedOutput } from './isolated.js';
 
 /** What the parent sends to start the work. */
 export interface IsolatedRequest {
   readonly job: IsolatedJob;
+  /** The parent's stdout is a terminal. */
   readonly isTTY: boolean;
+  /** The parent's stderr is a terminal (du's progress line). */
+  readonly stderrIsTTY: boolean;
 }
 
-/** What the worker sends back: output in order, then the status. */
-export type IsolatedMessage = { readonly stream: 'stdout' | 'stderr'; readonly text: string } | { readonly status: number };
+/** What the worker sends back: output in order (text, or raw bytes in base64), then the status. */
+export type IsolatedMessage =
+  | { readonly stream: 'stdout' | 'stderr'; readonly text: string }
+  | { readonly stream: 'stdout' | 'stderr'; readonly bytes: string }
+  | { readonly status: number };
 
 function send(message: IsolatedMessage): void {
   process.send?.(message);
 }
 
 /** Runs the job; the modules are imported here, so a probe that refuses to load (DISKPROBE_BACKEND=native without the addon) is one clear line, like any other error. */
-async function run(job: IsolatedJob, output: DfOutput): Promise<number> {
+async function run(job: IsolatedJob, output: IsolatedOutput): Promise<number> {
   switch (job.command) {
     case 'df': {
       const { runDf } = await import('./df.js');
       return runDf(job.options, output);
+    }
+    case 'du': {
+      const { runDu } = await import('./du.js');
+      return runDu(job.options, output);
     }
     case 'metrics': {
       const { printMetrics } = await import('./metricsOnce.js');
@@ -33,9 +42,17 @@ async function run(job: IsolatedJob, output: DfOutput): Promise<number> {
 }
 
 process.once('message', (request: IsolatedRequest) => {
+  const writer =
+    (stream: 'stdout' | 'stderr') =>
+    (chunk: string | Uint8Array): void =>
+      send(
+        typeof chunk === 'string'
+          ? { stream, text: chunk }
+          : { stream, bytes: Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('base64') },
+      );
   const output = {
-    stdout: { isTTY: request.isTTY, write: (text: string) => send({ stream: 'stdout', text }) },
-    stderr: { write: (text: string) => send({ stream: 'stderr', text }) },
+    stdout: { isTTY: request.isTTY, write: writer('stdout') },
+    stderr: { isTTY: request.stderrIsTTY, write: writer('stderr') },
   };
   run(request.job, output)
     .catch((error: unknown) => {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The diskprobe command: reads the command line and hands off to the
 // command. Exit statuses: 0 success, 1 a probe failed, 2 a usage error
-// (1 for df's, as GNU df).
+// (1 for df's and du's, as GNU df and du).
 // The status goes to process.exitCode, so piped output is flushed before
 // the process ends; servers alone end by process.exit, once their output is
 // flushed (exitServer in stopSignals.ts says why).
@@ -70,6 +70,17 @@ async function run(command: Command): Promise<number> {
       if (status !== undefined) return status;
       const { runIsolated } = await import('./isolated.js');
       return runIsolated({ command: 'df', options: command.options }, output);
+    }
+    case 'du': {
+      // As df: here when no mount under the operands may hang, else in the worker.
+      for (const warning of command.warnings) process.stderr.write(`diskprobe: ${warning}\n`);
+      // --timeout counts from this process's start, whichever process walks.
+      const options = { ...command.options, startedAt: performance.timeOrigin };
+      const { runDuHere } = await import('./du.js');
+      const status = await runDuHere(options, output);
+      if (status !== undefined) return status;
+      const { runIsolated } = await import('./isolated.js');
+      return runIsolated({ command: 'du', options }, output);
     }
   }
 }

@@ -30,6 +30,13 @@ const NAMED: ReadonlyArray<readonly [string, number]> = [
   ['si', HUMAN.autoscale | HUMAN.SI],
 ];
 
+/** xstrtol_fatal's words for a bad -B value (gnulib's xstrtol-error.c); `named` is "-B" or "--block-size". */
+export function blockSizeMessage(error: StrtolError, named: string, value: string): string {
+  if (error === STRTOL.overflow) return `${named} argument '${value}' too large`;
+  if (error === STRTOL.invalid) return `invalid ${named} argument '${value}'`;
+  return `invalid suffix in ${named} argument '${value}'`;
+}
+
 /** The default without -B or a variable: 1024, or 512 under POSIXLY_CORRECT (default_block_size). */
 export function defaultBlockSize(env: BlockSizeEnv): bigint {
   return env.POSIXLY_CORRECT !== undefined ? 512n : 1024n;
@@ -44,7 +51,7 @@ function namedOptions(text: string): number | undefined {
 }
 
 /** strtoumax(text, &end, 0): the value and where the number ends (0 when there is none). */
-function strtoumax(text: string): { value: bigint; end: number; overflow: boolean } {
+export function strtoumax(text: string): { value: bigint; end: number; overflow: boolean } {
   let at = 0;
   while (at < text.length && SPACE.test(text[at]!)) at++;
   if (text[at] === '+' || text[at] === '-') at++;
