@@ -113,8 +113,7 @@ export function listTree(tree: ScanTree, root: Uint8Array, format: ListingFormat
     entryErrors.set(error.dir, named);
     named.set(error.name.toString('latin1'), error);
   }
-  // Threads that never took a directory read as being on the start, with no name: not work in progress.
-  const busy = new Set(data.inProgress.filter((entry) => entry.dir !== 0 || entry.name.length > 0).map((entry) => entry.dir));
+  const busy = new Set(data.inProgress.map((entry) => entry.dir));
   // A thread on a mount point (or the start) names it: its visit began with its stat.
   const busyWithName = new Set(data.inProgress.filter((entry) => entry.name.length > 0).map((entry) => entry.dir));
 
