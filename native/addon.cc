@@ -115,6 +115,12 @@ class Addon : public Napi::Addon<Addon> {
         InstanceMethod("mountTableChanged", &Addon::MountTableChanged),
         InstanceMethod("listMounts", &Addon::ListMountsJs),
         InstanceMethod("scanStart", &Addon::ScanStart),
+        InstanceMethod("scanSnapshot", &Addon::ScanSnapshot),
+        InstanceMethod("scanProgress", &Addon::ScanProgress),
+        InstanceMethod("scanBusy", &Addon::ScanBusy),
+        InstanceMethod("scanStop", &Addon::ScanStop),
+        InstanceMethod("scanRelease", &Addon::ScanRelease),
+        InstanceMethod("scanUnref", &Addon::ScanUnref),
     });
   }
 
@@ -339,8 +345,14 @@ class Addon : public Napi::Addon<Addon> {
 
   // [{mountPoint, device, fsType, readOnly, remote}], or null where JS reads
   // the table itself (Linux).
-  // The directory walk lives in addon_scan.cc.
-  Napi::Value ScanStart(const Napi::CallbackInfo& info) { return StartScan(info); }
+  // The directory walks, by id: addon_scan.cc.
+  Napi::Value ScanStart(const Napi::CallbackInfo& info) { return scans_.Start(info); }
+  Napi::Value ScanSnapshot(const Napi::CallbackInfo& info) { return scans_.Snapshot(info); }
+  Napi::Value ScanProgress(const Napi::CallbackInfo& info) { return scans_.Progress(info); }
+  Napi::Value ScanBusy(const Napi::CallbackInfo& info) { return scans_.Busy(info); }
+  Napi::Value ScanStop(const Napi::CallbackInfo& info) { return scans_.Stop(info); }
+  Napi::Value ScanRelease(const Napi::CallbackInfo& info) { return scans_.Release(info); }
+  Napi::Value ScanUnref(const Napi::CallbackInfo& info) { return scans_.Unref(info); }
 
   Napi::Value ListMountsJs(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
@@ -375,6 +387,7 @@ class Addon : public Napi::Addon<Addon> {
     pool_->Shutdown();  // after this, no thread calls into callback_
     if (has_callback_) callback_.Abort();
     has_callback_ = false;
+    scans_.Clear();  // every walk stopped and freed while the environment is still there
   }
 
  public:
@@ -397,6 +410,7 @@ class Addon : public Napi::Addon<Addon> {
   MountTableWatch watch_;
   DiskStats sync_stats_{};
   std::vector<ProbeJob*> batch_;  // reused by StatAsyncBatch
+  ScanRegistry scans_;
   // The open root of "/" for StatBeneath, for one generation of the mount table.
   int root_fd_ = -1;
   uint64_t root_mount_id_ = 0;

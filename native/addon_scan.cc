@@ -1,7 +1,7 @@
-// The directory walk's glue: starts a Scan (scan.h) from JS, tells JS when it
-// is done, and hands over its tree as typed arrays: one crossing per answer,
-// never a JS object per file or per directory. With addon.cc, the only file
-// that knows Node.
+// The directory walk's glue: starts a Scan (scan.h) from JS, keeps it by
+// id, tells JS when it is done, and hands over its tree as typed arrays: one
+// crossing per answer, never a JS object per file or per directory. With
+// addon.cc, the only file that knows Node.
 #define NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS
 #include "addon_scan.h"
 
@@ -13,6 +13,7 @@
 #endif
 #endif
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,26 +25,37 @@ namespace diskprobe {
 namespace {
 
 // How a walk tells JS it is done, shared by the JS handle and the walk's
-// own threads (either may outlive the other). JS unrefs it when it stops
-// waiting (a deadline), so that a walk stuck on a dead mount never keeps the
-// process alive; it is released once, on the main thread: when the walk is
-// done, or when it is stopped before it was.
+// own threads (either may outlive the other). Released exactly once, by
+// whichever ends it: the walk's last thread once it has queued the call
+// (the walk was done), or JS (the walk was stopped first). JS unrefs it
+// when it stops waiting (a deadline), so that a walk stuck on a dead mount
+// never keeps the process alive; finalization runs on the main thread, so
+// an unref there never meets a function already freed. The call carries no
+// data: a queued call that never runs (the environment torn down) then
+// leaves nothing to free.
 struct DoneSignal {
   Napi::ThreadSafeFunction tsfn;
-  bool held = true;  // not released yet (main thread only)
+  std::atomic<bool> held{true};
 
-  void Release() {
-    if (!held) return;
-    held = false;
+  // From the walk's thread, when it is done.
+  void Tell() {
+    if (!held.exchange(false)) return;
+    tsfn.BlockingCall();
     tsfn.Release();
+  }
+
+  // From JS, when the walk was stopped before it was done.
+  void Release() {
+    if (held.exchange(false)) tsfn.Release();
   }
 };
 
-// One walk as JS holds it.
+}  // namespace
+
+// One walk as JS holds it (by id: ScanRegistry).
 struct ScanHolder {
   std::shared_ptr<Scan> scan;
   std::shared_ptr<DoneSignal> done;
-  bool released = false;
 
   // Stops the walk. If it was not done by then it never will be, and the
   // signal is released here; if it was, the call it has queued releases it.
@@ -53,7 +65,7 @@ struct ScanHolder {
   }
 };
 
-ScanHolder* HolderOf(const Napi::CallbackInfo& info) { return static_cast<ScanHolder*>(info.Data()); }
+namespace {
 
 template <typename T>
 Napi::Value U32Array(Napi::Env env, const std::vector<T>& values) {
@@ -129,47 +141,6 @@ Napi::Value SnapshotToJs(Napi::Env env, const ScanSnapshot& tree) {
   return out;
 }
 
-Napi::Value Snapshot(const Napi::CallbackInfo& info) {
-  ScanHolder* holder = HolderOf(info);
-  if (holder->released) return info.Env().Null();
-  const size_t max_unfinished = info[0].IsNumber() ? info[0].As<Napi::Number>().Uint32Value() : 20;
-  return SnapshotToJs(info.Env(), holder->scan->Snapshot(max_unfinished));
-}
-
-Napi::Value Progress(const Napi::CallbackInfo& info) {
-  uint64_t entries = 0, allocated = 0, dirs = 0;
-  HolderOf(info)->scan->Progress(&entries, &allocated, &dirs);
-  Napi::Env env = info.Env();
-  Napi::Array out = Napi::Array::New(env, 3);
-  out.Set(0u, Napi::Number::New(env, static_cast<double>(entries)));
-  out.Set(1u, Napi::Number::New(env, static_cast<double>(allocated)));
-  out.Set(2u, Napi::Number::New(env, static_cast<double>(dirs)));
-  return out;
-}
-
-Napi::Value Busy(const Napi::CallbackInfo& info) { return U32Array(info.Env(), HolderOf(info)->scan->Busy()); }
-
-Napi::Value Stop(const Napi::CallbackInfo& info) {
-  HolderOf(info)->Stop();
-  return info.Env().Undefined();
-}
-
-// Stops the walk and frees its tree as soon as no thread of it runs.
-Napi::Value Release(const Napi::CallbackInfo& info) {
-  ScanHolder* holder = HolderOf(info);
-  holder->Stop();
-  holder->scan->Release();
-  holder->released = true;
-  return info.Env().Undefined();
-}
-
-// The walk goes on, but no longer keeps the process alive (JS stopped waiting for it).
-Napi::Value Unref(const Napi::CallbackInfo& info) {
-  ScanHolder* holder = HolderOf(info);
-  if (holder->done->held) holder->done->tsfn.Unref(info.Env());
-  return info.Env().Undefined();
-}
-
 uint32_t OptionalU32(const Napi::Object& options, const char* key, uint32_t fallback) {
   const Napi::Value value = options.Get(key);
   return value.IsNumber() ? value.As<Napi::Number>().Uint32Value() : fallback;
@@ -202,8 +173,26 @@ std::vector<ScanMount> ReadMounts(const Napi::Object& options) {
 
 }  // namespace
 
-// (path, { threads?, oneFileSystem?, keepFiles?, topFiles?, maxErrors?, mounts? }, onDone) -> handle
-Napi::Value StartScan(const Napi::CallbackInfo& info) {
+ScanRegistry::ScanRegistry() = default;
+
+ScanRegistry::~ScanRegistry() { Clear(); }
+
+// A walk still held when the environment goes: stopped and freed; its threads end on their own.
+void ScanRegistry::Clear() {
+  for (auto& entry : holders_) {
+    entry.second->Stop();
+    entry.second->scan->Release();
+  }
+  holders_.clear();
+}
+
+ScanHolder* ScanRegistry::Find(const Napi::CallbackInfo& info) {
+  if (info.Length() < 1 || !info[0].IsNumber()) return nullptr;
+  const auto found = holders_.find(info[0].As<Napi::Number>().Uint32Value());
+  return found == holders_.end() ? nullptr : found->second.get();
+}
+
+Napi::Value ScanRegistry::Start(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   ScanOptions options;
   options.path = info[0].As<Napi::String>().Utf8Value();
@@ -215,27 +204,59 @@ Napi::Value StartScan(const Napi::CallbackInfo& info) {
   options.max_errors = OptionalU32(given, "maxErrors", 20);
   options.mounts = ReadMounts(given);
 
-  auto* holder = new ScanHolder();
+  auto holder = std::make_unique<ScanHolder>();
   holder->done = std::make_shared<DoneSignal>();
   holder->done->tsfn = Napi::ThreadSafeFunction::New(env, info[2].As<Napi::Function>(), "diskprobe scan", 0, 1);
   std::shared_ptr<DoneSignal> done = holder->done;
-  holder->scan = Scan::Start(std::move(options), [done] {
-    done->tsfn.BlockingCall([done](Napi::Env, Napi::Function callback) {
-      done->Release();
-      callback.Call({});
-    });
-  });
+  holder->scan = Scan::Start(std::move(options), [done] { done->Tell(); });
+  const uint32_t id = ++next_id_;
+  holders_.emplace(id, std::move(holder));
+  return Napi::Number::New(env, id);
+}
 
-  Napi::Object handle = Napi::Object::New(env);
-  // The holder lives as long as the handle; the walk's threads keep its state alive on their own.
-  handle.Set("_holder", Napi::External<ScanHolder>::New(env, holder, [](Napi::Env, ScanHolder* gone) { delete gone; }));
-  handle.Set("snapshot", Napi::Function::New(env, Snapshot, "snapshot", holder));
-  handle.Set("progress", Napi::Function::New(env, Progress, "progress", holder));
-  handle.Set("busy", Napi::Function::New(env, Busy, "busy", holder));
-  handle.Set("stop", Napi::Function::New(env, Stop, "stop", holder));
-  handle.Set("release", Napi::Function::New(env, Release, "release", holder));
-  handle.Set("unref", Napi::Function::New(env, Unref, "unref", holder));
-  return handle;
+Napi::Value ScanRegistry::Snapshot(const Napi::CallbackInfo& info) {
+  ScanHolder* holder = Find(info);
+  if (holder == nullptr) return info.Env().Null();
+  const size_t max_unfinished = info[1].IsNumber() ? info[1].As<Napi::Number>().Uint32Value() : 20;
+  return SnapshotToJs(info.Env(), holder->scan->Snapshot(max_unfinished));
+}
+
+Napi::Value ScanRegistry::Progress(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ScanHolder* holder = Find(info);
+  uint64_t entries = 0, allocated = 0, dirs = 0;
+  if (holder != nullptr) holder->scan->Progress(&entries, &allocated, &dirs);
+  Napi::Array out = Napi::Array::New(env, 3);
+  out.Set(0u, Napi::Number::New(env, static_cast<double>(entries)));
+  out.Set(1u, Napi::Number::New(env, static_cast<double>(allocated)));
+  out.Set(2u, Napi::Number::New(env, static_cast<double>(dirs)));
+  return out;
+}
+
+Napi::Value ScanRegistry::Busy(const Napi::CallbackInfo& info) {
+  ScanHolder* holder = Find(info);
+  return U32Array(info.Env(), holder == nullptr ? std::vector<uint32_t>() : holder->scan->Busy());
+}
+
+Napi::Value ScanRegistry::Stop(const Napi::CallbackInfo& info) {
+  ScanHolder* holder = Find(info);
+  if (holder != nullptr) holder->Stop();
+  return info.Env().Undefined();
+}
+
+Napi::Value ScanRegistry::Release(const Napi::CallbackInfo& info) {
+  ScanHolder* holder = Find(info);
+  if (holder == nullptr) return info.Env().Undefined();
+  holder->Stop();
+  holder->scan->Release();
+  holders_.erase(info[0].As<Napi::Number>().Uint32Value());
+  return info.Env().Undefined();
+}
+
+Napi::Value ScanRegistry::Unref(const Napi::CallbackInfo& info) {
+  ScanHolder* holder = Find(info);
+  if (holder != nullptr && holder->done->held.load()) holder->done->tsfn.Unref(info.Env());
+  return info.Env().Undefined();
 }
 
 }  // namespace diskprobe

@@ -4,10 +4,49 @@
 
 #include <napi.h>
 
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+
 namespace diskprobe {
 
-// (path, options, onDone) -> a handle with snapshot, progress, stop, release and unref.
-Napi::Value StartScan(const Napi::CallbackInfo& info);
+struct ScanHolder;
+
+// The walks one environment has started, by id. JS frees each with
+// release(); whatever is left is stopped and freed with the environment.
+// No finalizer is involved: a handle is a number, and a call with an id
+// that was released answers null.
+class ScanRegistry {
+ public:
+  ScanRegistry();
+  ~ScanRegistry();
+  ScanRegistry(const ScanRegistry&) = delete;
+  ScanRegistry& operator=(const ScanRegistry&) = delete;
+
+  // Stops and frees every walk still held (the environment is going away).
+  void Clear();
+
+  // (path, { threads?, oneFileSystem?, keepFiles?, topFiles?, maxErrors?, mounts? }, onDone) -> id
+  Napi::Value Start(const Napi::CallbackInfo& info);
+  // (id, maxUnfinished?) -> the tree as it stands, or null once released
+  Napi::Value Snapshot(const Napi::CallbackInfo& info);
+  // (id) -> [entries, allocated, directories]
+  Napi::Value Progress(const Napi::CallbackInfo& info);
+  // (id) -> the nodes its threads are on now
+  Napi::Value Busy(const Napi::CallbackInfo& info);
+  // (id): ends it soon
+  Napi::Value Stop(const Napi::CallbackInfo& info);
+  // (id): ends it and frees it (its tree as soon as no thread of it runs)
+  Napi::Value Release(const Napi::CallbackInfo& info);
+  // (id): it no longer keeps the process alive
+  Napi::Value Unref(const Napi::CallbackInfo& info);
+
+ private:
+  ScanHolder* Find(const Napi::CallbackInfo& info);
+
+  std::unordered_map<uint32_t, std::unique_ptr<ScanHolder>> holders_;
+  uint32_t next_id_ = 0;
+};
 
 }  // namespace diskprobe
 

@@ -40,8 +40,19 @@ export interface NativeBinding {
   ref(): void;
   unref(): void;
   mountTableChanged(): boolean;
-  /** Starts a directory walk on the addon's own threads (native/scan.h); `onDone` is called once it has listed every directory. */
-  scanStart(path: string, options: NativeScanOptions, onDone: () => void): NativeScanHandle;
+  /** Starts a directory walk on the addon's own threads (native/scan.h); `onDone` is called once it has listed every directory. Returns its id. */
+  scanStart(path: string, options: NativeScanOptions, onDone: () => void): number;
+  /** The walk's tree as it stands (null once released); `maxUnfinished` bounds the unfinished directories listed. */
+  scanSnapshot(id: number, maxUnfinished?: number): NativeScanSnapshot | null;
+  /** [entries met, their allocated bytes, directories listed] so far. */
+  scanProgress(id: number): [number, number, number];
+  /** The nodes its threads are on now: after scanStop(), those held in a call that has not returned. */
+  scanBusy(id: number): Uint32Array;
+  scanStop(id: number): void;
+  /** Stops the walk and frees it: its tree as soon as no thread of it runs. The id is no longer known. */
+  scanRelease(id: number): void;
+  /** The walk no longer keeps the process alive. */
+  scanUnref(id: number): void;
   listMounts(): Array<{ mountPoint: string; device: string; fsType: string; readOnly: boolean; remote: boolean }> | null;
 }
 
@@ -96,20 +107,6 @@ export interface NativeScanSnapshot {
   readonly unfinished: Uint32Array;
   readonly inProgress: readonly NativeScanError[];
   readonly entriesSeen: number;
-}
-
-export interface NativeScanHandle {
-  /** The tree as it stands (null once released); `maxUnfinished` bounds the unfinished directories listed. */
-  snapshot(maxUnfinished?: number): NativeScanSnapshot | null;
-  /** [entries met, their allocated bytes, directories listed] so far. */
-  progress(): [number, number, number];
-  /** The nodes its threads are on now: after stop(), those held in a call that has not returned. */
-  busy(): Uint32Array;
-  stop(): void;
-  /** Stops, and frees the tree as soon as no thread of the walk runs. */
-  release(): void;
-  /** The walk no longer keeps the process alive. */
-  unref(): void;
 }
 
 /** The system calls a walk's errors name, by the index native/scan_platform.h gives them. */

@@ -17,7 +17,7 @@ export function startNativeWalk(binding: NativeBinding, path: string, options: W
   const finished = new Promise<void>((resolve) => {
     resolveFinished = resolve;
   });
-  const handle = binding.scanStart(
+  const id = binding.scanStart(
     path,
     {
       threads: options.threads,
@@ -45,26 +45,26 @@ export function startNativeWalk(binding: NativeBinding, path: string, options: W
       return endedAt;
     },
     progress() {
-      const [entries, allocated, directories] = handle.progress();
+      const [entries, allocated, directories] = binding.scanProgress(id);
       return { entries, allocated, directories };
     },
     busy() {
-      return [...handle.busy()];
+      return [...binding.scanBusy(id)];
     },
     async tree() {
-      const data = released ? null : handle.snapshot(UNFINISHED_LISTED);
+      const data = released ? null : binding.scanSnapshot(id, UNFINISHED_LISTED);
       if (data === null) throw new Error('the walk was released: its tree is gone');
       return new ScanTree(data, startedAt, (ended ?? performance.now()) - started, 'native', WALK_SYSCALLS);
     },
     stop() {
-      if (!done) handle.stop();
+      if (!done) binding.scanStop(id);
     },
     release() {
       released = true;
-      handle.release();
+      binding.scanRelease(id);
     },
     unref() {
-      handle.unref();
+      binding.scanUnref(id);
     },
   };
 }

@@ -73,12 +73,14 @@ const paths = ['/', '/tmp', tree, join(tree, 'file'), '/nonexistent/x', join(tre
 /** Walks `path` to the end (native/scan.h); resolves with the snapshot taken once done. */
 function walkToEnd(path, options) {
   return new Promise((resolve) => {
-    const handle = raw.scanStart(path, options, () => {
-      const snapshot = handle.snapshot(10);
-      handle.busy();
-      handle.progress();
-      handle.release();
-      check(handle.snapshot() === null, 'a released walk has no tree');
+    const id = raw.scanStart(path, options, () => {
+      const snapshot = raw.scanSnapshot(id, 10);
+      raw.scanBusy(id);
+      raw.scanProgress(id);
+      raw.scanRelease(id);
+      check(raw.scanSnapshot(id) === null, 'a released walk has no tree');
+      raw.scanRelease(id);
+      raw.scanStop(id);
       resolve(snapshot);
     });
   });
@@ -88,7 +90,7 @@ function walkToEnd(path, options) {
  * The walk's entry points and teardown paths: to the end (with every file
  * kept, and with the mount points below as work items of their own),
  * stopped and released mid-walk, released without a stop, snapshots while
- * threads add nodes, and a walk of a file and of nothing.
+ * threads add nodes, a walk of a file and of nothing, and ids never given.
  */
 async function exerciseWalks() {
   const mounts = readFileSync('/proc/self/mountinfo', 'utf8')
@@ -102,18 +104,22 @@ async function exerciseWalks() {
   check((file.flags[0] & 64) !== 0 && file.sizes[5] === 1n, 'a walk of a file counts one file');
   const missing = await walkToEnd('/nonexistent/x', { threads: 2 });
   check(missing.errors.length === 1 && missing.errors[0].errno === ENOENT, 'a walk of nothing reports ENOENT');
+  check(raw.scanSnapshot(987654) === null && raw.scanBusy(987654).length === 0, 'an id never given answers nothing');
+  raw.scanStop(987654);
+  raw.scanUnref(987654);
   for (const threads of [1, 4]) {
     const usr = raw.scanStart('/usr', { threads, topFiles: 2, mounts }, () => {});
     for (let i = 0; i < 5; i++) {
       await new Promise((resolve) => setTimeout(resolve, 2));
-      const partial = usr.snapshot(5);
+      const partial = raw.scanSnapshot(usr, 5);
       check(partial.parent.length === partial.flags.length, 'a snapshot mid-walk is consistent');
     }
-    usr.stop();
-    usr.stop();
-    usr.snapshot(5);
-    usr.release();
-    raw.scanStart('/usr', { threads, mounts }, () => {}).release();
+    raw.scanUnref(usr);
+    raw.scanStop(usr);
+    raw.scanStop(usr);
+    raw.scanSnapshot(usr, 5);
+    raw.scanRelease(usr);
+    raw.scanRelease(raw.scanStart('/usr', { threads, mounts }, () => {}));
   }
 }
 
