@@ -2,6 +2,7 @@
 // capabilities, the fields tools and other primitives carry, tool results and
 // structuredContent, SEP-1303 (invalid arguments as isError in 2025-11-25),
 // batches (2025-03-26 only), progress and logging (docs/mcp-rules.md §12).
+import { projectRoot } from '../helpers/system.js';
 import { Ajv } from 'ajv';
 import { describe, expect } from 'vitest';
 
@@ -12,7 +13,7 @@ import { isRecord, it, LATEST_VERSION, PACKAGE_VERSION, type Result, sleep, with
 // Version names are ISO dates, so they compare as strings.
 const since = (version: ProtocolVersion, first: ProtocolVersion): boolean => version >= first;
 
-const TOOL_NAMES = ['disk_usage', 'list_mounts', 'system_info'];
+const TOOL_NAMES = ['disk_usage', 'list_mounts', 'directory_usage', 'system_info'];
 /** A dead mount elsewhere on the machine (another test's) must not stall list_mounts for the default 5 s. */
 const PROBE_TIMEOUT_ARGS = ['--probe-timeout', '1000'];
 
@@ -98,7 +99,7 @@ describe.skipIf(announceSkip('protocol versions (disk_usage of /)', posixPathsSk
     };
     const usage = (await server.callTool('disk_usage', { path: '/' })).result!;
     check('disk_usage', usage);
-    expect(usage.content[0].text).toMatch(/^\/ \(.+\): \d+% used, .+ used, .+ available, .+ total$/);
+    expect(usage.content[0].text).toMatch(/^\/ \(.+\): \d+% used, .+ used, .+ available, .+ total\. directory_usage shows what fills it\.$/);
     const percent = (await server.callTool('disk_usage', { path: '/', unit: 'percent' })).result!;
     check('disk_usage', percent);
     expect(percent.content[0].text).toMatch(/^\d+%$/);
@@ -108,6 +109,7 @@ describe.skipIf(announceSkip('protocol versions (disk_usage of /)', posixPathsSk
     check('list_mounts', (await server.callTool('list_mounts', {})).result!);
     check('list_mounts', (await server.callTool('list_mounts', { all: true })).result!);
     check('system_info', (await server.callTool('system_info')).result!);
+    check('directory_usage', (await server.callTool('directory_usage', { path: projectRoot, depth: 1, top: 3 })).result!);
   });
 
   it(`reports invalid arguments ${since(version, '2025-11-25') ? 'as a result with isError (SEP-1303)' : 'as -32602'}, and an unknown tool as -32602`, async ({
@@ -179,7 +181,7 @@ describe.skipIf(announceSkip('protocol versions (disk_usage of /)', posixPathsSk
         const batch = answers.find(Array.isArray) as Array<Record<string, unknown>>;
         expect(batch.map((response) => response.id)).toEqual(['a', 'b', 'c', 'd', null]);
         expect(batch[0]).toEqual({ jsonrpc: '2.0', id: 'a', result: {} });
-        expect((batch[1]!.result as Result).tools).toHaveLength(3);
+        expect((batch[1]!.result as Result).tools).toHaveLength(TOOL_NAMES.length);
         expect((batch[2]!.result as Result).isError).toBe(false);
         expect(batch[3]!.error).toMatchObject({ code: -32601 });
         expect(batch[4]!.error).toMatchObject({ code: -32600 });
