@@ -91,7 +91,7 @@ if (missingTools.length > 0 && process.getuid?.() === 0) {
   spawnSync('apt-get', ['install', '-y', '-qq', ...missingTools], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
 }
 
-if (building) enterPrivateMountNamespace();
+if (building) await enterPrivateMountNamespace();
 
 const scratch = scratchDir('work');
 const floor = join(scratch, 'duFloor');

@@ -14,9 +14,20 @@ import os from 'node:os';
 import { join } from 'node:path';
 
 const cleanups = [];
+// Commands running now (run() below), each in its own process group: ended
+// first, with whatever they started (/usr/bin/time's command), so none
+// still uses a mount being removed.
+const running = new Set();
 
-/** Runs every cleanup registered so far, newest first; each once. */
+/** Ends every command still running, then runs every cleanup registered so far, newest first; each once. */
 export function cleanUp() {
+  for (const child of running) {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
   while (cleanups.length > 0) {
     try {
       cleanups.pop()();
@@ -53,22 +64,25 @@ const NAMESPACE_MARK = 'DISKPROBE_BENCH_DU_NAMESPACE';
 
 /**
  * Re-runs this script in a private mount namespace and exits with its
- * status; returns at once in the re-run (or when `unshare` is missing, with
- * a note: the cleanup above still runs).
+ * status: in this process the promise never settles. Resolves at once in
+ * the re-run (or when `unshare` is missing, with a note: the cleanup above
+ * still runs).
  */
 export function enterPrivateMountNamespace() {
-  if (process.env[NAMESPACE_MARK] === '1') return;
+  if (process.env[NAMESPACE_MARK] === '1') return Promise.resolve();
   if (spawnSync('unshare', ['--version']).status !== 0) {
     console.error('bench:du: no unshare (util-linux); mounting in the shared namespace');
-    return;
+    return Promise.resolve();
   }
-  // Ctrl-C reaches the re-run too, which cleans up; wait for it rather than exit first.
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.removeAllListeners(signal).on(signal, () => {});
-  const result = spawnSync('unshare', ['--mount', '--propagation', 'private', process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
+  const child = spawn('unshare', ['--mount', '--propagation', 'private', process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
     stdio: 'inherit',
     env: { ...process.env, [NAMESPACE_MARK]: '1' },
   });
-  process.exit(result.status ?? 1);
+  // A signal sent to this process alone (kill PID, a CI timeout) is passed
+  // on, so the re-run cleans up; wait for it rather than exit first.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.removeAllListeners(signal).on(signal, () => child.kill(signal));
+  child.on('exit', (status, signal) => process.exit(status ?? 128 + (signal === 'SIGINT' ? 2 : 15)));
+  return new Promise(() => {});
 }
 
 /** A fresh temporary directory, removed at cleanup. */
@@ -153,14 +167,16 @@ export function memory() {
  */
 export function run(command, args, { env } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: env ? { ...process.env, ...env } : process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { env: env ? { ...process.env, ...env } : process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    running.add(child);
     const out = [];
     const err = [];
     child.stdout.on('data', (chunk) => out.push(chunk));
     child.stderr.on('data', (chunk) => err.push(chunk));
     child.on('error', reject);
-    child.on('close', (status, signal) =>
-      resolve({ status: status ?? 128, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
-    );
+    child.on('close', (status, signal) => {
+      running.delete(child);
+      resolve({ status: status ?? 128, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
+    });
   });
 }
