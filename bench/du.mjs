@@ -135,16 +135,20 @@ function command(argv, totals = () => ({})) {
   };
 }
 
+// The native rows force the addon, as bench:probe does: a missing addon is
+// then an error here, not a silent fall back to the fallback's speed.
+const NATIVE = { DISKPROBE_BACKEND: 'native' };
+
 /** The contenders on the tree at `path` of `entries` entries, in the table's order. */
 function contenders(path, entries) {
   const t = String(threads);
   return [
-    { key: 'library', label: `diskprobe \`directoryUsage\` (native), ${t} threads`, run: insideWalk('library', path) },
+    { key: 'library', label: `diskprobe \`directoryUsage\` (native), ${t} threads`, run: insideWalk('library', path, NATIVE) },
     {
       key: 'cli',
       label: `\`diskprobe du -s --threads ${t}\``,
       run: async () => {
-        const result = await timed([process.execPath, CLI, 'du', '-s', '--threads', t, path]);
+        const result = await timed([process.execPath, CLI, 'du', '-s', '--threads', t, path], NATIVE);
         if (result.status !== 0 && /unknown command/.test(result.stderr)) return { missing: '`diskprobe du` is an unknown command' };
         if (result.status !== 0) throw new Error(`diskprobe du failed (${result.status}): ${result.stderr.trim()}`);
         return { ms: result.wallMs, cpuMs: result.cpuMs, rss: result.rss };
@@ -216,7 +220,7 @@ async function references(path) {
   const extra = {};
   if (has('ncdu')) extra.ncdu = await ncduTotals(path);
   if (has('gdu')) extra.gdu = { apparent: firstInteger((await run('gdu', ['-n', '-p', '-s', '-a', '--no-prefix', path])).stdout) };
-  const cli = await run(process.execPath, [CLI, 'du', '-s', '-B1', path]);
+  const cli = await run(process.execPath, [CLI, 'du', '-s', '-B1', path], { env: NATIVE });
   extra.cli = cli.status === 0 ? { allocated: firstInteger(cli.stdout) } : { unchecked: (cli.stderr.trim().split('\n')[0] ?? '').slice(0, 120) };
   return { allocated, apparent, extra };
 }
