@@ -45,9 +45,9 @@ struct ScanOptions {
   std::vector<ScanMount> mounts;
 };
 
-// Threads a walk runs on unless told otherwise. Chosen by measurement: see
-// docs/du.md and `npm run bench:du`.
-constexpr uint32_t kDefaultScanThreads = 4;
+// Threads a walk runs on when JS names none (it always does: one a core, at
+// least two; src/scan/walk.ts defaultWalkThreads, measured in bench:du).
+constexpr uint32_t kDefaultScanThreads = 2;
 constexpr uint32_t kMaxScanThreads = 64;
 
 enum ScanNodeFlags : uint32_t {

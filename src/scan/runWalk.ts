@@ -9,7 +9,7 @@ import { markWalkStuck, mountsBelow, walkBinding } from '../probe/probe.js';
 import type { CancelSignal } from '../probe/types.js';
 import type { ScanTree } from './scanTree.js';
 import type { WalkProgress } from './types.js';
-import { STALL_MS, type Walk, type WalkOptions, waitForWalk } from './walk.js';
+import { defaultWalkThreads, STALL_MS, type Walk, type WalkOptions, waitForWalk } from './walk.js';
 
 /** After a walk is stopped, how long its threads have to come back before the ones still out are taken as held by a dead mount. */
 const HELD_AFTER_STOP_MS = 150;
@@ -20,7 +20,8 @@ export function mountsFor(path: string): WalkOptions['mounts'] {
 }
 
 /** Starts a walk from `path` (absolute) on this process's backend: the addon's threads, or the fallback's helper process. */
-export async function startWalk(path: string, options: WalkOptions): Promise<Walk> {
+export async function startWalk(path: string, given: WalkOptions): Promise<Walk> {
+  const options = { ...given, threads: given.threads ?? defaultWalkThreads() };
   const binding = walkBinding();
   if (binding !== undefined) {
     const { startNativeWalk } = await import('./nativeWalk.js');
