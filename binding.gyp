@@ -16,8 +16,8 @@
         }, {
           "sources": ["native/disk_usage_posix.cc", "native/mount_list_posix.cc"]
         }],
-        ["OS=='linux'", {"sources": ["native/scan_linux.cc"]}],
-        ["OS=='mac'", {"sources": ["native/scan_darwin.cc"]}],
+        ["OS=='linux'", {"sources": ["native/scan_linux.cc", "native/scan_posix.cc"]}],
+        ["OS=='mac'", {"sources": ["native/scan_darwin.cc", "native/scan_posix.cc"]}],
         ["OS=='win'", {"sources": ["native/scan_win.cc"]}],
         ["OS=='linux'", {
           "libraries": ["-ldl"]

@@ -9,6 +9,7 @@ export default defineConfig({
   test: {
     pool: 'forks',
     setupFiles: ['test/setup.ts'],
+    globalSetup: ['test/globalSetup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [

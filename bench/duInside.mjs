@@ -2,7 +2,8 @@
 // npm run bench:du: the time of the call alone (Node's start-up and the
 // import are not counted), and the totals it reports. Its own process, so
 // /usr/bin/time can give the peak RSS of each walk on its own. CPU time
-// (user + system, every thread) is the call's too.
+// (user + system, every thread) is the call's too, with that of the helper
+// process the fallback walks in, once it has ended (Linux's /proc).
 //
 //   node bench/duInside.mjs library|get-folder-size|fdir PATH THREADS
 //
@@ -10,17 +11,37 @@
 // sets DISKPROBE_BACKEND=statfs). Prints one JSON line: { ms, cpuMs, allocated,
 // apparent } (a total the library does not report is left out), or
 // { missing } when diskprobe has no directoryUsage yet.
+import { existsSync, readFileSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const [kind, path, threads] = process.argv.slice(2);
 
-/** Starts a clock; calling the result gives { ms, cpuMs } since. */
+const TICKS_PER_SECOND = 100; // USER_HZ, the unit of /proc's times on every Linux
+
+/** CPU ms of this process's children that have ended and been waited for (proc(5): cutime, cstime). */
+function childrenCpuMs() {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[13]) + Number(fields[14])) * 1000) / TICKS_PER_SECOND;
+}
+
+/** Waits up to 5 s for every child process to have ended and been waited for. */
+async function childrenEnded() {
+  const children = `/proc/self/task/${process.pid}/children`;
+  for (let waited = 0; waited < 5000 && existsSync(children) && readFileSync(children, 'utf8').trim() !== ''; waited += 10) await sleep(10);
+}
+
+/** Starts a clock; calling the result gives { ms, cpuMs } since, children's CPU included. */
 function clock() {
   const wall = performance.now();
   const cpu = process.cpuUsage();
-  return () => {
+  const childrenCpu = childrenCpuMs();
+  return async () => {
+    const ms = performance.now() - wall;
     const used = process.cpuUsage(cpu);
-    return { ms: performance.now() - wall, cpuMs: (used.user + used.system) / 1000 };
+    await childrenEnded();
+    return { ms, cpuMs: (used.user + used.system) / 1000 + childrenCpuMs() - childrenCpu };
   };
 }
 
@@ -43,7 +64,7 @@ async function library() {
   if (typeof diskprobe.directoryUsage !== 'function') return { missing: 'dist/index.js exports no directoryUsage' };
   const started = clock();
   const result = await diskprobe.directoryUsage(path, { depth: 0, threads: Number(threads) });
-  return { ...started(), ...totalsOf(result) };
+  return { ...(await started()), ...totalsOf(result) };
 }
 
 async function getFolderSizeWalk() {
@@ -51,7 +72,7 @@ async function getFolderSizeWalk() {
   const started = clock();
   // Its documented strict call: lstat sizes, each inode once; apparent bytes only.
   const size = await getFolderSize.strict(path, { bigint: true });
-  return { ...started(), apparent: Number(size) };
+  return { ...(await started()), apparent: Number(size) };
 }
 
 // How a careful npm user writes it: list with fdir, then lstat every path
@@ -77,7 +98,7 @@ async function fdirWalk() {
     }
   }
   await Promise.all(Array.from({ length: 64 }, worker));
-  return { ...started(), allocated, apparent };
+  return { ...(await started()), allocated, apparent };
 }
 
 const walks = { library, 'get-folder-size': getFolderSizeWalk, fdir: fdirWalk };

@@ -14,6 +14,7 @@
 #endif
 
 #include <atomic>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -184,6 +185,7 @@ void ScanRegistry::Clear() {
     entry.second->scan->Release();
   }
   holders_.clear();
+  released_.clear();
 }
 
 ScanHolder* ScanRegistry::Find(const Napi::CallbackInfo& info) {
@@ -235,7 +237,16 @@ Napi::Value ScanRegistry::Progress(const Napi::CallbackInfo& info) {
 
 Napi::Value ScanRegistry::Busy(const Napi::CallbackInfo& info) {
   ScanHolder* holder = Find(info);
-  return U32Array(info.Env(), holder == nullptr ? std::vector<uint32_t>() : holder->scan->Busy());
+  if (holder != nullptr) return U32Array(info.Env(), holder->scan->Busy());
+  std::vector<uint32_t> busy;
+  if (info.Length() >= 1 && info[0].IsNumber()) {
+    const auto found = released_.find(info[0].As<Napi::Number>().Uint32Value());
+    if (found != released_.end()) {
+      busy = found->second->Busy();
+      if (busy.empty()) released_.erase(found);
+    }
+  }
+  return U32Array(info.Env(), busy);
 }
 
 Napi::Value ScanRegistry::Stop(const Napi::CallbackInfo& info) {
@@ -249,7 +260,14 @@ Napi::Value ScanRegistry::Release(const Napi::CallbackInfo& info) {
   if (holder == nullptr) return info.Env().Undefined();
   holder->Stop();
   holder->scan->Release();
-  holders_.erase(info[0].As<Napi::Number>().Uint32Value());
+  // Threads still out (a dead mount holds them, or they are finishing a call):
+  // keep the walk's small state, without its tree, for busy() to answer.
+  for (auto it = released_.begin(); it != released_.end();) {
+    it = it->second->Busy().empty() ? released_.erase(it) : std::next(it);
+  }
+  const uint32_t id = info[0].As<Napi::Number>().Uint32Value();
+  if (!holder->scan->Busy().empty()) released_.emplace(id, holder->scan);
+  holders_.erase(id);
   return info.Env().Undefined();
 }
 

@@ -11,11 +11,14 @@
 namespace diskprobe {
 
 struct ScanHolder;
+class Scan;
 
 // The walks one environment has started, by id. JS frees each with
 // release(); whatever is left is stopped and freed with the environment.
 // No finalizer is involved: a handle is a number, and a call with an id
-// that was released answers null.
+// that was released answers null, but for busy(): a released walk's
+// threads may still be held by a dead mount, and JS keeps that mount
+// marked stuck for as long as they are.
 class ScanRegistry {
  public:
   ScanRegistry();
@@ -32,7 +35,7 @@ class ScanRegistry {
   Napi::Value Snapshot(const Napi::CallbackInfo& info);
   // (id) -> [entries, allocated, directories]
   Napi::Value Progress(const Napi::CallbackInfo& info);
-  // (id) -> the nodes its threads are on now
+  // (id) -> the nodes its threads are on now, released or not
   Napi::Value Busy(const Napi::CallbackInfo& info);
   // (id): ends it soon
   Napi::Value Stop(const Napi::CallbackInfo& info);
@@ -45,6 +48,9 @@ class ScanRegistry {
   ScanHolder* Find(const Napi::CallbackInfo& info);
 
   std::unordered_map<uint32_t, std::unique_ptr<ScanHolder>> holders_;
+  // Released walks that had threads out: their trees are freed, and each is
+  // dropped once busy() finds none of its threads out (or on the next release).
+  std::unordered_map<uint32_t, std::shared_ptr<Scan>> released_;
   uint32_t next_id_ = 0;
 };
 

@@ -278,14 +278,37 @@ class ScanState : public std::enable_shared_from_this<ScanState> {
 
 namespace {
 
-// Keeps the `limit` largest of the files offered, by allocated bytes.
-void KeepLargest(std::vector<ScanFile>* files, size_t limit, ScanFile&& file) {
-  if (files->size() < limit) {
-    files->push_back(std::move(file));
-    return;
+// Keeps, of one directory's files, those among its `limit` largest by
+// allocated bytes or by apparent size, equal sizes in name order: all that a
+// ranking by either can take from it, whatever order the files came in.
+void PruneLargest(std::vector<ScanFile>* files, size_t limit) {
+  if (files->size() <= limit) return;
+  std::vector<uint32_t> order(files->size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::vector<bool> keep(files->size(), false);
+  auto rank = [&](uint64_t ScanFile::*size) {
+    std::partial_sort(order.begin(), order.begin() + limit, order.end(), [&](uint32_t a, uint32_t b) {
+      const ScanFile& x = (*files)[a];
+      const ScanFile& y = (*files)[b];
+      return x.*size != y.*size ? x.*size > y.*size : x.name < y.name;
+    });
+    for (size_t i = 0; i < limit; ++i) keep[order[i]] = true;
+  };
+  rank(&ScanFile::allocated);
+  rank(&ScanFile::apparent);
+  size_t kept = 0;
+  for (size_t i = 0; i < files->size(); ++i) {
+    if (!keep[i]) continue;
+    if (kept != i) (*files)[kept] = std::move((*files)[i]);  // never onto itself: that would empty it
+    ++kept;
   }
-  auto smallest = std::min_element(files->begin(), files->end(), [](const ScanFile& a, const ScanFile& b) { return a.allocated < b.allocated; });
-  if (smallest->allocated < file.allocated) *smallest = std::move(file);
+  files->resize(kept);
+}
+
+// Prunes once it holds four times the limit: a few sorts a directory, not one a file.
+void KeepLargest(std::vector<ScanFile>* files, size_t limit, ScanFile&& file) {
+  files->push_back(std::move(file));
+  if (files->size() >= 4 * limit) PruneLargest(files, limit);
 }
 
 // One directory's listing, as the platform reader hands it over.
@@ -343,6 +366,7 @@ class Listing : public scan::EntrySink {
 
   ScanState::Found&& Take() {
     Report();
+    if (!state_.options().keep_files && state_.options().top_files > 0) PruneLargest(&found_.files, state_.options().top_files);
     return std::move(found_);
   }
 

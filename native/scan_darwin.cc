@@ -12,9 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <string>
+#include <vector>
 
 #include "scan_platform.h"
+#include "scan_posix.h"
 
 namespace diskprobe {
 namespace scan {
@@ -26,16 +27,6 @@ constexpr size_t kListBuffer = 128 * 1024;
 // do not all carry): the values ATTR_CMN_OBJTYPE reports.
 constexpr fsobj_type_t kTypeNone = 0;
 constexpr fsobj_type_t kTypeDirectory = 2;
-constexpr int kStatFlags = AT_SYMLINK_NOFOLLOW;
-
-void ToFacts(const struct stat& st, Facts* facts) {
-  facts->dev = static_cast<uint64_t>(st.st_dev);
-  facts->ino = static_cast<uint64_t>(st.st_ino);
-  facts->nlink = static_cast<uint64_t>(st.st_nlink);
-  facts->allocated = static_cast<uint64_t>(st.st_blocks) * 512u;
-  facts->apparent = st.st_size > 0 ? static_cast<uint64_t>(st.st_size) : 0;
-  facts->is_dir = S_ISDIR(st.st_mode);
-}
 
 bool IsDotOrDotDot(const char* name) { return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')); }
 
@@ -88,37 +79,6 @@ int ListByReaddir(int fd, EntrySink* sink) {
 }
 
 }  // namespace
-
-int StatPath(const char* path, Facts* facts) {
-  struct stat st;
-  if (fstatat(AT_FDCWD, path, &st, kStatFlags) != 0) return errno;
-  ToFacts(st, facts);
-  return 0;
-}
-
-int OpenPath(const char* path, Dir* out) {
-  const int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return errno;
-  out->handle = fd;
-  return 0;
-}
-
-int OpenChild(const Dir& parent, const char* name, size_t length, Dir* out) {
-  const std::string copy(name, length);
-  const int fd = openat(static_cast<int>(parent.handle), copy.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return errno;
-  out->handle = fd;
-  return 0;
-}
-
-int StatChild(const Dir& parent, const char* name, size_t length, Facts* facts, WalkSyscall* syscall) {
-  const std::string copy(name, length);
-  struct stat st;
-  *syscall = kWalkStat;
-  if (fstatat(static_cast<int>(parent.handle), copy.c_str(), &st, kStatFlags) != 0) return errno;
-  ToFacts(st, facts);
-  return 0;
-}
 
 int List(const Dir& dir, EntrySink* sink, std::vector<char>* scratch) {
   const int fd = static_cast<int>(dir.handle);
@@ -209,11 +169,6 @@ int List(const Dir& dir, EntrySink* sink, std::vector<char>* scratch) {
       if (sink->Stopped()) return 0;
     }
   }
-}
-
-void Close(Dir* dir) {
-  if (dir->handle >= 0) close(static_cast<int>(dir->handle));
-  dir->handle = -1;
 }
 
 }  // namespace scan

@@ -58,7 +58,7 @@ export const TARGETS = [
 
 /** The native sources a target compiles, relative to the project root. */
 export function sourcesOf(target) {
-  const sources = target.kind === 'pe' ? WINDOWS_SOURCES : [...POSIX_SOURCES, target.kind === 'macho' ? 'scan_darwin.cc' : 'scan_linux.cc'];
+  const sources = target.kind === 'pe' ? WINDOWS_SOURCES : [...POSIX_SOURCES, 'scan_posix.cc', target.kind === 'macho' ? 'scan_darwin.cc' : 'scan_linux.cc'];
   return sources.map((name) => `native/${name}`);
 }
 

@@ -171,7 +171,7 @@ class FallbackWalker {
     }
     let dir: Dir;
     try {
-      dir = await opendir(work.path, { encoding: 'buffer' as BufferEncoding, bufferSize: 256 });
+      dir = await opendir(work.path, { encoding: 'buffer' as BufferEncoding, bufferSize: 1024 });
     } catch (error) {
       tree.recordError(node, Buffer.alloc(0), errnoOf(error), OPENDIR);
       tree.flags[node]! |= NodeFlag.listed | NodeFlag.unreadable;
@@ -242,6 +242,7 @@ class FallbackWalker {
       tree.flags[node]! |= NodeFlag.unreadable;
     }
     tree.entries[node] = entries;
+    if (!options.keepFiles && options.topFiles > 0) pruneLargest(kept, options.topFiles);
     for (const file of kept) tree.files.push(file);
     tree.own[node * 3] = tree.own[node * 3]! + ownAllocated;
     tree.own[node * 3 + 1] = tree.own[node * 3 + 1]! + ownApparent;
@@ -267,15 +268,25 @@ class FallbackWalker {
   }
 }
 
-/** Keeps the largest `limit` files of one directory's listing, by allocated bytes. */
-function keepLargest(files: FallbackFile[], limit: number, file: FallbackFile): void {
-  if (files.length < limit) {
-    files.push(file);
-    return;
+/**
+ * Keeps, of one directory's files, those among its `limit` largest by
+ * allocated bytes or by apparent size, equal sizes in name order: all that a
+ * ranking by either can take from it, whatever order the lstat calls ended in.
+ */
+function pruneLargest(files: FallbackFile[], limit: number): void {
+  if (files.length <= limit) return;
+  const keep = new Set<FallbackFile>();
+  for (const size of ['allocated', 'apparent'] as const) {
+    const ranked = [...files].sort((a, b) => (a[size] !== b[size] ? (a[size] > b[size] ? -1 : 1) : Buffer.compare(a.name, b.name)));
+    for (const file of ranked.slice(0, limit)) keep.add(file);
   }
-  let smallest = 0;
-  for (let i = 1; i < files.length; i++) if (files[i]!.allocated < files[smallest]!.allocated) smallest = i;
-  if (files[smallest]!.allocated < file.allocated) files[smallest] = file;
+  files.splice(0, files.length, ...files.filter((file) => keep.has(file)));
+}
+
+/** Prunes once it holds four times the limit: a few sorts a directory, not one a file. */
+function keepLargest(files: FallbackFile[], limit: number, file: FallbackFile): void {
+  files.push(file);
+  if (files.length >= 4 * limit) pruneLargest(files, limit);
 }
 
 function isMain(): boolean {

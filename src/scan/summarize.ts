@@ -20,23 +20,31 @@ export interface SummaryOptions {
 
 type Count = number | bigint;
 
-/** Keeps the `limit` largest of what is offered, by `size`; sorted largest first by sorted(). */
-class Largest<T> {
+/**
+ * Keeps the `limit` largest of what is offered, by `size`, sorted largest
+ * first by sorted(). Equal sizes are ordered by path, so that the answer does
+ * not depend on the order the walk's threads finished listings in; the path
+ * (`item()`) is made only for what makes the cut.
+ */
+class Largest<T extends { readonly path: string }> {
   private readonly items: Array<{ size: bigint; item: T }> = [];
   constructor(private readonly limit: number) {}
   offer(size: bigint, item: () => T): void {
     if (this.limit === 0) return;
-    if (this.items.length === this.limit) {
-      if (size <= this.items[this.items.length - 1]!.size) return;
-      this.items.pop();
-    }
+    const full = this.items.length === this.limit;
+    if (full && size < this.items[this.items.length - 1]!.size) return;
     const entry = { size, item: item() };
     let at = this.items.length;
-    while (at > 0 && this.items[at - 1]!.size < size) at--;
+    while (at > 0 && Largest.before(entry, this.items[at - 1]!)) at--;
+    if (full && at === this.items.length) return;
     this.items.splice(at, 0, entry);
+    if (this.items.length > this.limit) this.items.pop();
   }
   sorted(): T[] {
     return this.items.map((entry) => entry.item);
+  }
+  private static before(a: { size: bigint; item: { path: string } }, b: { size: bigint; item: { path: string } }): boolean {
+    return a.size > b.size || (a.size === b.size && a.item.path < b.item.path);
   }
 }
 

@@ -100,3 +100,27 @@ export function whileStill<T>(gnu: () => T, ours: () => T, rounds = 5): { gnu: T
   }
   return last!;
 }
+
+/**
+ * `diskprobe ARGS 2>&1 | cat`, with `env` added: a pipeline ends only when
+ * every writer of its pipe has closed it, so it proves that no child the
+ * command leaves behind (one stuck on a dead mount) holds stdout or stderr.
+ * Resolves with cat's output and the pipeline's status, or null if it had
+ * not ended within `deadlineMs`.
+ */
+export function runPipedThroughCat(args: readonly string[], env: NodeJS.ProcessEnv, deadlineMs: number): Promise<{ status: number | null; text: string }> {
+  const piped = spawn('sh', ['-c', '"$@" 2>&1 | cat', 'sh', process.execPath, cliPath, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  });
+  let text = '';
+  piped.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve({ status: null, text }), deadlineMs);
+    piped.on('exit', (code) => {
+      clearTimeout(timer);
+      // 'exit' can come before the last of the pipe is read.
+      setImmediate(() => resolve({ status: code, text }));
+    });
+  });
+}

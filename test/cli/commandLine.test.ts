@@ -75,12 +75,14 @@ describe('parseCommandLine', () => {
   });
 
   it('runs the server with no arguments or "serve", with its options', () => {
-    const defaults = { probeTimeout: 5000, logLevel: 'warning', maxMessageBytes: 4 * 1024 * 1024, roots: [] };
+    const defaults = { probeTimeout: 5000, logLevel: 'warning', maxMessageBytes: 4 * 1024 * 1024, roots: [], walkBudget: 20_000 };
     expect(parseCommandLine([])).toEqual({ kind: 'serve', options: defaults });
     expect(parseCommandLine(['serve'])).toEqual({ kind: 'serve', options: defaults });
-    expect(parseCommandLine(['--probe-timeout', '250', '--log-level', 'debug', '--max-message-bytes', '1000', '--root', '/a', '--root=/b'])).toEqual({
+    expect(
+      parseCommandLine(['--probe-timeout', '250', '--log-level', 'debug', '--max-message-bytes', '1000', '--root', '/a', '--root=/b', '--walk-budget', '900']),
+    ).toEqual({
       kind: 'serve',
-      options: { probeTimeout: 250, logLevel: 'debug', maxMessageBytes: 1000, roots: ['/a', '/b'] },
+      options: { probeTimeout: 250, logLevel: 'debug', maxMessageBytes: 1000, roots: ['/a', '/b'], walkBudget: 900 },
     });
     expect(parseCommandLine(['serve', '--probe-timeout=9'])).toMatchObject({ options: { probeTimeout: 9 } });
   });

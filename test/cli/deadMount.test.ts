@@ -3,12 +3,11 @@
 // exits 1, and the process ends. Each test uses a fresh dead mount so the
 // command is the first to call into it: that call is then held by the
 // daemon, the hardest case for a process that wants to exit.
-import { spawn } from 'node:child_process';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { announceSkip, type FuseMount, fuseSkipReason, mountFuse } from '../helpers/system.js';
-import { cliPath, runCliUntil } from './cliProcess.js';
+import { runCliUntil, runPipedThroughCat } from './cliProcess.js';
 
 const TIMEOUT = 300;
 // How long the command may take to exit at most: it should need about
@@ -52,18 +51,7 @@ describe.skipIf(announceSkip('diskprobe df with a dead mount', fuseSkipReason)).
     it('ends a pipeline that reads its stdout and stderr together: the probing child, left stuck, holds neither', async () => {
       dead = await mountFuse('hang');
       // `| cat` ends only when every writer of the pipe has closed it, the stuck child included.
-      const piped = spawn('sh', ['-c', `"$0" "$1" df --timeout ${TIMEOUT} "$2" / 2>&1 | cat`, process.execPath, cliPath, dead.dir], {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      let text = '';
-      piped.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      const status = await new Promise<number | null>((resolve) => {
-        const timer = setTimeout(() => resolve(null), EXIT_DEADLINE_MS);
-        piped.on('exit', (code) => {
-          clearTimeout(timer);
-          resolve(code);
-        });
-      });
+      const { status, text } = await runPipedThroughCat(['df', '--timeout', String(TIMEOUT), dead.dir, '/'], {}, EXIT_DEADLINE_MS);
       expect(status, 'the pipeline must end, not wait for the child stuck on the dead mount').toBe(0);
       expect(text).toContain(`diskprobe: ${dead.dir}: not responding after ${TIMEOUT} ms\n`);
       expect(text).toMatch(/ \/\n/);
@@ -102,8 +90,15 @@ describe.skipIf(announceSkip('diskprobe df with a dead mount', fuseSkipReason)).
       const result = await run(['df', '--json', '--timeout', String(TIMEOUT)]);
       const entries = JSON.parse(result.stdout) as JsonEntry[];
       const table = await run(['df', '--timeout', String(TIMEOUT)]);
-      // The same mounts as the table, in the same order.
-      expect(entries.map((entry) => entry.mountPoint)).toEqual(mountedOn(table.stdout));
+      // The same mounts as the table, in the same order...
+      const rows = mountedOn(table.stdout);
+      expect(entries.flatMap((entry) => (entry.mountPoint !== null && rows.includes(entry.mountPoint) ? [entry.mountPoint] : []))).toEqual(rows);
+      // ...and those the table has no row for, as df has none for a mount it cannot read at all (a
+      // FUSE mount whose daemon died, say): each with its error, the one the table printed on stderr.
+      for (const entry of entries.filter((each) => !rows.includes(each.mountPoint ?? ''))) {
+        expect(entry.error, entry.path).not.toBeNull();
+        expect(table.stderr).toContain(`diskprobe: ${entry.mountPoint}: ${entry.error!.message}\n`);
+      }
       expect(entries.filter((entry) => entry.mountPoint === dead!.dir)).toEqual([
         expect.objectContaining({ device: 'fusefix', total: null, error: { code: 'ETIMEDOUT', message: `not responding after ${TIMEOUT} ms` } }),
       ]);

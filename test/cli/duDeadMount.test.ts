@@ -5,13 +5,13 @@
 // --timeout and a little more, or 5 s after the walk stopped making
 // progress. This process never touches the mount; GNU du is not run on it
 // (it would hang).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { announceSkip, type FuseMount, fuseSkipReason, mountFuse, tempDir } from '../helpers/system.js';
-import { cliPath, runCliUntil } from './cliProcess.js';
+import { runCliUntil, runPipedThroughCat } from './cliProcess.js';
 
 const TIMEOUT = 1000;
 /** The walk's 150 ms to see its threads come back, printing, exiting (--timeout counts from the start): what may come on top. */
@@ -105,18 +105,7 @@ describe.skipIf(announceSkip('diskprobe du with a dead mount', fuseSkipReason))(
   it('ends a pipeline that reads its stdout and stderr together: the walking child, left stuck, holds neither', async () => {
     const made = await treeWithDeadMount();
     dead = made.dead;
-    const piped = spawn('sh', ['-c', `"$0" "$1" du --timeout ${TIMEOUT} -a "$2" 2>&1 | cat`, process.execPath, cliPath, made.tree], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let text = '';
-    piped.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    const status = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => resolve(null), EXIT_DEADLINE_MS);
-      piped.on('exit', (code) => {
-        clearTimeout(timer);
-        resolve(code);
-      });
-    });
+    const { status, text } = await runPipedThroughCat(['du', '--timeout', String(TIMEOUT), '-a', made.tree], {}, EXIT_DEADLINE_MS);
     expect(status, 'the pipeline must end, not wait for the child stuck on the dead mount').toBe(0);
     expect(text).toContain(`${made.tree}/alive/file\n`);
     expect(text).toContain(`diskprobe: cannot access '${dead.dir}': not finished within`);

@@ -12,9 +12,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 
-import { announceSkip } from '../helpers/system.js';
+import { announceSkip, fuseSkipReason, mountFuse } from '../helpers/system.js';
 import { serverPath, sleep } from './mcpClient.js';
 
 const HANDLED = /diskprobe: stop signals handled from ([\d.]+) ms/;
@@ -24,6 +24,12 @@ const RUNS_PER_DELAY = 4;
 /** Runs at once: enough to sweep quickly, few enough to keep start-up times real on 2 cores. */
 const PARALLEL = 2;
 const EXIT_LIMIT_MS = 5000;
+/**
+ * How long a server may take to exit once it has written the answer that was
+ * in flight at the signal: far less than its keep-alive timeout (5 s), which
+ * an open keep-alive connection would otherwise make it wait.
+ */
+const EXIT_AFTER_ANSWER_MS = 1000;
 
 interface Run {
   readonly code: number | null;
@@ -137,6 +143,27 @@ function answeredIds(stdout: string): unknown[] {
     .filter((id) => id !== undefined);
 }
 
+/**
+ * A FUSE mount that answers every request 150 ms late, so that a request
+ * probing every mount is surely still in flight when the signal comes; none
+ * (and the signal may then land after the answer) where FUSE is unavailable.
+ */
+async function holdProbes(): Promise<{ cleanup: () => void }> {
+  if (fuseSkipReason !== undefined) {
+    console.log(`answers in flight at the signal: no slow FUSE mount to hold them (${fuseSkipReason}); the signal may land after the answer`);
+    return { cleanup: () => {} };
+  }
+  return mountFuse('slow');
+}
+
+/** Resolves with the answer and, once the server is gone, how long after the answer it exited. */
+async function answerThenExit<T>(call: Promise<T>, done: Promise<Run>): Promise<{ answer: T; run: Run; exitAfterMs: number }> {
+  const answer = await call;
+  const answeredAt = performance.now();
+  const run = await done;
+  return { answer, run, exitAfterMs: performance.now() - answeredAt };
+}
+
 /** `serve --http 127.0.0.1:0` or `metrics --listen 127.0.0.1:0`: the port it chose, once it listens. */
 async function listeningPort(child: ChildProcess, what: RegExp): Promise<number> {
   let text = '';
@@ -153,7 +180,6 @@ async function listeningPort(child: ChildProcess, what: RegExp): Promise<number>
   });
 }
 
-/** One HTTP request; resolves with its status and body, or the error's code. */
 /**
  * One HTTP request on `agent`'s connection; resolves with its status and
  * body, or the error's code. A connection the server has already accepted
@@ -167,14 +193,14 @@ function httpCall(
   path: string,
   body?: string,
   extraHeaders: Record<string, string> = {},
-): Promise<{ status: number; body: string } | { error: string }> {
+): Promise<{ status: number; body: string; connection: string | undefined } | { error: string }> {
   return new Promise((resolve) => {
     const headers: Record<string, string> = { accept: 'application/json, text/event-stream', ...extraHeaders };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const call = request({ host: '127.0.0.1', port, method, path, headers, agent }, (response) => {
       let text = '';
       response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      response.on('end', () => resolve({ status: response.statusCode!, body: text }));
+      response.on('end', () => resolve({ status: response.statusCode!, body: text, connection: response.headers.connection }));
       response.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
     });
     call.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
@@ -226,7 +252,9 @@ describe.skipIf(announceSkip('stopping at any moment', process.platform === 'win
       await judge('serve --http', results);
     }, 120_000);
 
-    it('HTTP: a request in flight at the signal is answered in full, then the server exits 0', async () => {
+    it('HTTP: a request in flight at the signal is answered in full, then the server exits 0 at once', async () => {
+      const slow = await holdProbes();
+      onTestFinished(slow.cleanup);
       for (const signal of ['SIGTERM', 'SIGINT'] as const) {
         const { child, done } = launch(['serve', '--http', '127.0.0.1:0']);
         const port = await listeningPort(child, /serving MCP on http:\/\/127\.0\.0\.1:(\d+)\/mcp/);
@@ -257,10 +285,12 @@ describe.skipIf(announceSkip('stopping at any moment', process.platform === 'win
         // The request's bytes are on their way: the signal follows at once.
         await sleep(0);
         child.kill(signal);
-        const answer = await call;
+        const { answer, run, exitAfterMs } = await answerThenExit(call, done);
         expect(answer).toMatchObject({ status: 200 });
         expect(JSON.parse((answer as { body: string }).body)).toMatchObject({ id: 7, result: { isError: false } });
-        expect(await done).toMatchObject({ code: 0, signal: null });
+        expect(run).toMatchObject({ code: 0, signal: null });
+        // Its keep-alive connection closed with the answer: nothing waits for the keep-alive timeout.
+        expect(exitAfterMs).toBeLessThan(EXIT_AFTER_ANSWER_MS);
       }
     });
 
@@ -274,7 +304,9 @@ describe.skipIf(announceSkip('stopping at any moment', process.platform === 'win
       await judge('metrics --listen', results);
     }, 120_000);
 
-    it('metrics --listen: a scrape in flight at the signal is answered in full, then it exits 0', async () => {
+    it('metrics --listen: a scrape in flight at the signal is answered in full, then it exits 0 at once', async () => {
+      const slow = await holdProbes();
+      onTestFinished(slow.cleanup);
       const { child, done } = launch(['metrics', '--listen', '127.0.0.1:0']);
       const port = await listeningPort(child, /serving metrics on http:\/\/127\.0\.0\.1:(\d+)\/metrics/);
       const agent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -282,10 +314,12 @@ describe.skipIf(announceSkip('stopping at any moment', process.platform === 'win
       const scrape = httpCall(agent, port, 'GET', '/metrics');
       await sleep(0);
       child.kill('SIGTERM');
-      const answer = await scrape;
+      const { answer, run, exitAfterMs } = await answerThenExit(scrape, done);
       expect(answer).toMatchObject({ status: 200 });
       expect((answer as { body: string }).body).toContain('node_filesystem_avail_bytes');
-      expect(await done).toMatchObject({ code: 0, signal: null });
+      if (fuseSkipReason === undefined) expect(answer, 'written after the signal: it closes its connection').toMatchObject({ connection: 'close' });
+      expect(run).toMatchObject({ code: 0, signal: null });
+      expect(exitAfterMs).toBeLessThan(EXIT_AFTER_ANSWER_MS);
     });
   },
 );

@@ -2,12 +2,11 @@
 // capabilities, the fields tools and other primitives carry, tool results and
 // structuredContent, SEP-1303 (invalid arguments as isError in 2025-11-25),
 // batches (2025-03-26 only), progress and logging (docs/mcp-rules.md §12).
-import { projectRoot } from '../helpers/system.js';
+
 import { Ajv } from 'ajv';
 import { describe, expect } from 'vitest';
-
 import { PROTOCOL_VERSIONS, type ProtocolVersion } from '../helpers/mcpSchema.js';
-import { announceSkip, posixPathsSkipReason } from '../helpers/system.js';
+import { announceSkip, posixPathsSkipReason, projectRoot } from '../helpers/system.js';
 import { isRecord, it, LATEST_VERSION, PACKAGE_VERSION, type Result, sleep, withId } from './mcpClient.js';
 
 // Version names are ISO dates, so they compare as strings.

@@ -225,7 +225,7 @@ process.on('exit', killDaemons);
  * must not either (no stat, readdir or walk of `dir` in its own process, but
  * on a walk's own threads, which the daemon's death frees).
  */
-export async function mountFuse(mode: 'odd' | 'hang' | 'dead' | 'vanish', target?: string): Promise<FuseMount> {
+export async function mountFuse(mode: 'odd' | 'hang' | 'dead' | 'vanish' | 'slow', target?: string): Promise<FuseMount> {
   const binary = buildFuseFixture(join(projectRoot, 'test/.fixtures'));
   const dir = target ?? tempDir(`diskprobe-${mode}-`);
   if (target !== undefined) mkdirSync(target, { recursive: true });

@@ -5,6 +5,7 @@
 // legacy (the initialize handshake). What hosts built on the v2 SDK will do.
 // The subscription tests mount real tmpfs file systems, so they need root.
 import { realpathSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import {
   type Client,
@@ -43,6 +44,8 @@ const MODES: readonly Mode[] = [
 const MOUNTS_URI = 'disk://mounts';
 /** The server polls the kernel's change flag every 500 ms while a subscription is open; this leaves room for a loaded machine. */
 const CHANGE_DEADLINE_MS = 5_000;
+/** How long notifications written before a closed stream was seen to close may take to arrive. */
+const CLOSE_DRAIN_MS = 300;
 
 /** The resource of a path's usage: the template disk://usage/{+path}, whose reserved expansion keeps "/". */
 const usageUri = (path: string): string => `disk://usage/${encodeURI(path)}`;
@@ -344,6 +347,10 @@ for (const kind of ['stdio', 'http'] as const)
             expect(own.wire.sent).toContainEqual(
               expect.objectContaining({ method: 'notifications/cancelled', params: expect.objectContaining({ requestId: id }) }),
             );
+            // Over HTTP the server learns of the close when the stream's connection ends
+            // (streamable-http.mdx, "Cancellation"): what it wrote before then, for a mount another
+            // test made meanwhile, may still arrive. That drains first; what comes after must not.
+            await sleep(CLOSE_DRAIN_MS);
             const receivedFrom = own.wire.received.length;
             from = heard.length;
             const another = mountScratch();

@@ -3,17 +3,17 @@
 // startServer fixture checks every line too), in both eras; a text of at
 // most 16 KiB for a tree of 5,000 children walked 3 deep; --root by name and
 // by real path; --walk-budget: "call again", then the answer from the kept
-// walk; progress, and cancellation mid-walk. Trees live on tmpfs mounts.
+// walk; progress (on a slow FUSE mount), and cancellation mid-walk. Trees live on tmpfs mounts.
 import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { Ajv } from 'ajv';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { afterAll, beforeAll, describe, expect, onTestFinished } from 'vitest';
 import { it, type McpClient, modernMeta, type Result, type RpcResponse } from '../e2e/mcpClient.js';
 import { buildCFixture, compilerSkipReason } from '../fixtures/cFixture.mjs';
 import { MODERN_VERSION, type ProtocolVersion, validateDefinition } from '../helpers/mcpSchema.js';
-import { announceSkip, mountTmpfs, projectRoot, rootSkipReason, run, type TestMount } from '../helpers/system.js';
+import { announceSkip, fuseSkipReason, mountFuse, mountTmpfs, projectRoot, rootSkipReason, run, type TestMount } from '../helpers/system.js';
 import { write } from '../scan/duOracle.js';
 
 const TEXT_BUDGET = 16 * 1024;
@@ -197,22 +197,35 @@ describe.skipIf(announceSkip('directory_usage end to end', rootSkipReason ?? com
     expect(next.structuredContent.ageMs).toBeGreaterThanOrEqual(100);
   });
 
-  it('sends increasing progress while it walks, none after its answer', async ({ startServer }) => {
-    const { server, call } = await serverIn(startServer, 'legacy');
-    const mark = server.mark;
-    const response = await call({ path: big, fresh: true }, { progressToken: 'walk' });
-    const answeredAt = server.mark;
-    await sleep(500);
-    const progress = server.since(mark).filter((message: any) => message.method === 'notifications/progress');
-    expect(progress.length).toBeGreaterThanOrEqual(1);
-    const values = progress.map((message: any) => message.params.progress as number);
-    expect(values).toEqual([...values].sort((a, b) => a - b));
-    expect(new Set(values).size).toBe(values.length);
-    for (const message of progress as any[])
-      expect(message.params).toMatchObject({ progressToken: 'walk', message: expect.stringMatching(/^walked [\d,]+ entries/) });
-    expect(server.since(answeredAt).filter((message: any) => message.method === 'notifications/progress')).toEqual([]);
-    expect(response.result!.structuredContent.complete).toBe(true);
-  });
+  // The tree holds the `slow` FUSE mount (fusefix.c): its six requests take 150 ms each,
+  // so the walk lasts about a second on any machine, several of the walk's 200 ms polls.
+  it.skipIf(announceSkip('directory_usage progress (slow FUSE mount)', fuseSkipReason))(
+    'sends increasing progress while it walks, none after its answer',
+    async ({ startServer }) => {
+      const tree = join(mounts[0]!.dir, 'slow');
+      mkdirSync(join(tree, 'quick'), { recursive: true });
+      write(join(tree, 'quick', 'f'), 5_000);
+      const fuse = await mountFuse('slow', join(tree, 'fuse'));
+      onTestFinished(() => fuse.cleanup());
+      const { server, call } = await serverIn(startServer, 'legacy');
+      const mark = server.mark;
+      const started = performance.now();
+      const response = await call({ path: tree, fresh: true, one_file_system: false }, { progressToken: 'walk' });
+      expect(performance.now() - started).toBeGreaterThanOrEqual(6 * 150);
+      const answeredAt = server.mark;
+      await sleep(500);
+      const progress = server.since(mark).filter((message: any) => message.method === 'notifications/progress');
+      expect(progress.length).toBeGreaterThanOrEqual(1);
+      const values = progress.map((message: any) => message.params.progress as number);
+      expect(values).toEqual([...values].sort((a, b) => a - b));
+      expect(new Set(values).size).toBe(values.length);
+      for (const message of progress as any[])
+        expect(message.params).toMatchObject({ progressToken: 'walk', message: expect.stringMatching(/^walked [\d,]+ entries/) });
+      expect(server.since(answeredAt).filter((message: any) => message.method === 'notifications/progress')).toEqual([]);
+      // fusefix.c's two files, and quick/f.
+      expect(response.result!.structuredContent).toMatchObject({ complete: true, files: 3 });
+    },
+  );
 
   it.for(['legacy', 'modern'] as const)('stops a %s walk on notifications/cancelled: no answer, and it goes on serving', async (era, { startServer }) => {
     const { server, call } = await serverIn(startServer, era);

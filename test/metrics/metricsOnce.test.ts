@@ -5,14 +5,13 @@
 // Before, the thread stuck on the mount held the process (unkillable) until
 // the daemon died. With nothing that can block, it answers in its own
 // process, as `diskprobe df` does.
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { printMetricsHere } from '../../dist/cli/metricsOnce.js';
 import { MountTable, parseMountInfo } from '../../dist/probe/mountTable.js';
-import { cliPath, runCliUntil } from '../cli/cliProcess.js';
+import { runCliUntil, runPipedThroughCat } from '../cli/cliProcess.js';
 import { announceSkip, type FuseMount, fuseSkipReason, linuxSkipReason, mountFuse } from '../helpers/system.js';
 
 const TIMEOUT = 500;
@@ -63,19 +62,7 @@ describe.skipIf(announceSkip('diskprobe metrics once with a dead mount', fuseSki
 
     it('ends a pipeline reading its stdout and stderr: the probing child, left stuck, holds neither', async () => {
       dead = await mountFuse('hang');
-      const piped = spawn('sh', ['-c', `"$0" "$1" metrics --timeout ${TIMEOUT} 2>&1 | cat`, process.execPath, cliPath], {
-        stdio: ['ignore', 'pipe', 'inherit'],
-        env: { ...process.env, DISKPROBE_BACKEND: backend },
-      });
-      let text = '';
-      piped.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      const status = await new Promise<number | null>((resolve) => {
-        const timer = setTimeout(() => resolve(null), EXIT_DEADLINE_MS);
-        piped.on('exit', (code) => {
-          clearTimeout(timer);
-          resolve(code);
-        });
-      });
+      const { status, text } = await runPipedThroughCat(['metrics', '--timeout', String(TIMEOUT)], { DISKPROBE_BACKEND: backend }, EXIT_DEADLINE_MS);
       expect(status, 'the pipeline must end').toBe(0);
       expect(text).toContain('device_error="mountpoint timeout"');
     });

@@ -1,7 +1,8 @@
 // directoryUsage()'s options and the shape of its answer, on a small tree
 // of known sizes on a tmpfs, with GNU du as the reference for the largest
 // files (du -a) and the largest directories by their own files (du -S):
-// depth, ranking (allocated or apparent, ties in listing order), top,
+// depth, ranking (allocated or apparent; children's ties in listing order, the largest
+// files' and directories' in path order), top,
 // bigint (exact above 2^53), threads, and what it refuses. Runs once per backend.
 import { linkSync, mkdirSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
@@ -102,6 +103,23 @@ describe.skipIf(announceSkip(`directoryUsage options (${backendUnderTest})`, roo
       }
       const all = await directoryUsage(root, { top: 1000 });
       expect(all.largestFiles.filter((file) => file.path.startsWith(join(root, 'links')))).toHaveLength(1);
+    });
+
+    it('ranks by apparent size the files of a directory crowded with larger ones on disk', async () => {
+      // Each directory keeps only its largest files: by both measures, or the sparse one, last on
+      // disk, would be gone before the ranking by apparent size looked for it.
+      const crowded = join(root, '..', 'crowded');
+      mkdirSync(crowded);
+      for (let i = 0; i < 60; i++) write(join(crowded, `f${String(i).padStart(2, '0')}`), 8_193 + i);
+      write(join(crowded, 'sparse'), 10);
+      truncateSync(join(crowded, 'sparse'), 2 ** 30);
+      const byContent = await directoryUsage(crowded, { apparent: true, top: 3, bigint: true });
+      expect(byContent.largestFiles.map((file) => file.path)).toEqual([join(crowded, 'sparse'), join(crowded, 'f59'), join(crowded, 'f58')]);
+      // On disk the 60 take three pages each and tie: the first by path make the list, on any thread count.
+      for (const threads of [1, 2, 8]) {
+        const byDisk = await directoryUsage(crowded, { top: 3, threads, fresh: true });
+        expect(byDisk.largestFiles.map((file) => file.path)).toEqual(['f00', 'f01', 'f02'].map((name) => join(crowded, name)));
+      }
     });
 
     it('lists the `top` directories whose own files take most, as du -S counts them', async () => {
