@@ -13,7 +13,10 @@ export interface CacheHint {
 export const CACHE_HINTS: ReadonlyMap<string, CacheHint> = new Map([
   // Fixed for the life of the process: the versions, capabilities, tools,
   // prompts and template never change while it runs, and hold nothing of
-  // this machine or its users.
+  // this machine or its users. server/discover and tools/list differ for a
+  // client that renders MCP Apps, by its clientCapabilities: a parameter of
+  // the request, so part of the cache key (caching.mdx, "Cache Key"). A cache
+  // that mixed them up would only add links a client without apps ignores.
   ['server/discover', { ttlMs: HOUR, cacheScope: 'public' }],
   ['tools/list', { ttlMs: HOUR, cacheScope: 'public' }],
   ['prompts/list', { ttlMs: HOUR, cacheScope: 'public' }],

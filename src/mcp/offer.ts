@@ -2,6 +2,7 @@
 // declares them, its instructions for the model, and its identity. One
 // source for initialize (legacy) and server/discover (2026-07-28).
 import { fallbackDescription } from '../probe/probe.js';
+import { appsCapability, rendersApps } from './appViews.js';
 import type { VersionRules } from './versions.js';
 
 export const INSTRUCTIONS =
@@ -11,14 +12,19 @@ export const INSTRUCTIONS =
   'Paths must be absolute, such as / or /data; relative paths are refused. ' +
   'A file system that does not answer is reported as not responding rather than waited on.';
 
-/** Declares only what is real: the tools and prompts never change; the resources do, with the mount table, from 2026-07-28 on a subscriptions/listen stream. */
-export function capabilities(rules: VersionRules): Record<string, unknown> {
+/**
+ * Declares only what is real: the tools and prompts never change; the
+ * resources do, with the mount table, from 2026-07-28 on a
+ * subscriptions/listen stream. MCP Apps only to a client that renders them.
+ */
+export function capabilities(rules: VersionRules, clientCapabilities: Readonly<Record<string, unknown>>): Record<string, unknown> {
   return {
     tools: { listChanged: false },
     resources: rules.resourceSubscriptions ? { subscribe: true, listChanged: true } : { subscribe: false, listChanged: false },
     prompts: { listChanged: false },
     logging: {},
     ...(rules.methods.has('completion/complete') && { completions: {} }),
+    ...(rendersApps(clientCapabilities) && { extensions: appsCapability() }),
   };
 }
 

@@ -1,13 +1,16 @@
-// Resources: disk://mounts (what list_mounts reports, as JSON) and the
-// template disk://usage/{+path} (the usage of one path). resources/list is
-// paginated with an opaque cursor (server/utilities/pagination.mdx).
+// Resources: disk://mounts (what list_mounts reports, as JSON), the
+// template disk://usage/{+path} (the usage of one path), and the MCP Apps
+// views (ui://diskprobe/..., listed to clients that render them). resources/list
+// is paginated with an opaque cursor (server/utilities/pagination.mdx).
 
 import { failureReason } from '../format/failureReason.js';
 import { diskUsage, listMounts } from '../index.js';
 import { RpcError } from '../jsonrpc/errors.js';
 import { dfMounts } from '../probe/probe.js';
 import { isAbsolutePath } from './absolutePath.js';
+import { readView, rendersApps, viewListings } from './appViews.js';
 import { resourceNotFound } from './errors.js';
+import type { RequestScope } from './requestScope.js';
 import { listedMount } from './tools/mountListing.js';
 import type { ToolContext } from './tools/tool.js';
 import { usageData } from './tools/usageSchema.js';
@@ -40,7 +43,8 @@ function decodeCursor(cursor: unknown): number {
   return Number(match[1]);
 }
 
-export async function listResources(params: Record<string, unknown>, rules: VersionRules, context: ToolContext): Promise<unknown> {
+export async function listResources(params: Record<string, unknown>, scope: RequestScope, context: ToolContext): Promise<unknown> {
+  const { rules } = scope;
   const offset = decodeCursor(params.cursor);
   const mounts = (await listMounts({ timeout: context.probeTimeout, signal: context.signal })).filter((mount) => context.roots.showsMount(mount.mountPoint));
   const all = [
@@ -58,6 +62,7 @@ export async function listResources(params: Record<string, unknown>, rules: Vers
       description: `Usage of the ${mount.fsType} file system mounted at ${mount.mountPoint}, as JSON`,
       mimeType: 'application/json',
     })),
+    ...(rendersApps(scope.clientCapabilities) ? viewListings((title) => withTitle(rules, title)) : []),
   ];
   if (offset > all.length) throw RpcError.invalidParams('the cursor points past the end of the list; start again without one');
   const page = all.slice(offset, offset + PAGE_SIZE);
@@ -93,6 +98,11 @@ export async function readResource(params: Record<string, unknown>, rules: Versi
     if (context.signal.aborted) throw context.signal.reason;
     const mounts = listed.map((outcome) => listedMount(outcome, context.probeTimeout).entry);
     return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ mounts }) }] };
+  }
+  if (uri.startsWith('ui://')) {
+    const view = readView(uri);
+    if (view === undefined) throw notFound();
+    return view;
   }
   if (!uri.startsWith(USAGE_PREFIX)) throw notFound();
   let path: string;

@@ -94,14 +94,14 @@ export class McpServer implements DispatcherHandlers {
     const limits = this.limits;
     // A Map, so "__proto__" or "constructor" is just an unknown method.
     this.methods = new Map<string, Handler>([
-      ['initialize', (params) => this.legacy.initialize(params, (version) => this.offer(VERSION_RULES[version]))],
+      ['initialize', (params) => this.legacy.initialize(params, (version) => this.offer(VERSION_RULES[version], this.legacy.clientCapabilities))],
       ['ping', () => ({})],
       ['logging/setLevel', (params) => this.legacy.setLogLevel(params)],
       ['server/discover', (_params, scope) => this.discover(scope)],
       ['subscriptions/listen', (params, scope) => this.subscriptions.listen(params, scope, (meta) => this.complete('subscriptions/listen', { _meta: meta }))],
       ['tools/list', (params, scope) => listTools(tools, params, scope)],
       ['tools/call', (params, scope) => callTool(tools, params, scope, limits)],
-      ['resources/list', (params, scope) => listResources(params, scope.rules, toolContext(scope, limits, false))],
+      ['resources/list', (params, scope) => listResources(params, scope, toolContext(scope, limits, false))],
       ['resources/templates/list', (_params, scope) => listResourceTemplates(scope.rules)],
       ['resources/read', (params, scope) => readResource(params, scope.rules, toolContext(scope, limits, false))],
       ['prompts/list', (_params, scope) => listPrompts(scope.rules)],
@@ -223,8 +223,8 @@ export class McpServer implements DispatcherHandlers {
     return fields;
   }
 
-  private offer(rules: VersionRules): Record<string, unknown> {
-    return { capabilities: capabilities(rules), serverInfo: this.serverInfo, instructions: INSTRUCTIONS };
+  private offer(rules: VersionRules, clientCapabilities: Readonly<Record<string, unknown>>): Record<string, unknown> {
+    return { capabilities: capabilities(rules, clientCapabilities), serverInfo: this.serverInfo, instructions: INSTRUCTIONS };
   }
 
   /**
@@ -235,7 +235,7 @@ export class McpServer implements DispatcherHandlers {
   private discover(scope: RequestScope): Record<string, unknown> {
     const warning = fallbackWarning();
     if (warning) scope.log('warning', warning);
-    return { supportedVersions: [...MODERN_VERSIONS], capabilities: capabilities(scope.rules), instructions: INSTRUCTIONS };
+    return { supportedVersions: [...MODERN_VERSIONS], capabilities: capabilities(scope.rules, scope.clientCapabilities), instructions: INSTRUCTIONS };
   }
 }
 

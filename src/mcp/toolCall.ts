@@ -1,6 +1,7 @@
 // tools/list and tools/call: the tools as the version shows them, and a
 // call's arguments checked against the inputSchema the model was shown.
 import { RpcError } from '../jsonrpc/errors.js';
+import { rendersApps } from './appViews.js';
 import { validateArguments } from './inputValidation.js';
 import type { RequestScope } from './requestScope.js';
 import { type ServerLimits, toolContext } from './toolContext.js';
@@ -13,7 +14,8 @@ export function listTools(tools: readonly Tool[], params: Params, scope: Request
   // All tools fit one page; a cursor can only be one this server never issued.
   if (params.cursor !== undefined) throw RpcError.invalidParams(`unknown cursor ${JSON.stringify(params.cursor)}`);
   // In the order given, every time (server/tools.mdx in 2026-07-28: deterministic, for clients' caches).
-  return { tools: tools.map((tool) => describeTool(tool, scope.rules)) };
+  const apps = rendersApps(scope.clientCapabilities);
+  return { tools: tools.map((tool) => describeTool(tool, scope.rules, apps)) };
 }
 
 export async function callTool(tools: readonly Tool[], params: Params, scope: RequestScope, limits: ServerLimits): Promise<Params> {
@@ -38,7 +40,7 @@ export async function callTool(tools: readonly Tool[], params: Params, scope: Re
   }
   const context = toolContext(scope, limits);
   try {
-    return toolResult(await tool.call((args ?? {}) as Params, context), rules);
+    return toolResult(await tool.call((args ?? {}) as Params, context), rules, rendersApps(scope.clientCapabilities));
   } finally {
     context.done();
   }

@@ -8,6 +8,7 @@ import { humanSize } from '../../format/humanSize.js';
 import { directoryUsageWithin } from '../../scan/directoryUsage.js';
 import type { DirectoryEntry, DirectoryUsage } from '../../scan/types.js';
 import { ABSOLUTE_PATH_PATTERN } from '../absolutePath.js';
+import { DIRECTORY_VIEW } from '../appViews.js';
 import { probeFailure } from './probeFailure.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
 
@@ -285,6 +286,7 @@ async function call(args: Record<string, unknown>, context: ToolContext): Promis
 export const directoryUsageTool: Tool = {
   name: 'directory_usage',
   title: 'What fills a directory',
+  view: DIRECTORY_VIEW,
   description:
     'What takes the space inside a directory, as du and ncdu show it: bytes on disk and apparent, files and directories, ' +
     'its largest subdirectories with their share, and the largest files anywhere below. Exact, each file counted once, symlinks not followed. ' +

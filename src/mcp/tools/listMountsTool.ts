@@ -6,6 +6,7 @@
 // responding once --probe-timeout passes, never waited on for longer.
 // disk://mounts (resources.ts) gives everything at once, for applications.
 import { dfMounts } from '../../probe/probe.js';
+import { MOUNTS_VIEW } from '../appViews.js';
 import { ENTRY_SCHEMA, type ListedMount, listedMount } from './mountListing.js';
 import type { Tool, ToolResult } from './tool.js';
 
@@ -119,6 +120,7 @@ function summary(mounts: readonly ListedMount[], what: string): string {
 export const listMountsTool: Tool = {
   name: 'list_mounts',
   title: 'Mounted file systems',
+  view: MOUNTS_VIEW,
   description:
     'The mounted file systems with their usage, as df shows them: mount point, device, type, percentage used, used, available and total space. ' +
     'A file system that does not answer is reported as not responding. On a host with many mounts an answer holds one page, ' +

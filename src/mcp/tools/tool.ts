@@ -2,6 +2,7 @@
 // Business failures come back as results with isError; protocol failures
 // are thrown as RpcError by the session, never by a tool.
 import type { CancelSignal } from '../../probe/types.js';
+import type { AppView } from '../appViews.js';
 import type { ObjectSchema } from '../inputValidation.js';
 import type { LogLevel } from '../logging.js';
 import type { RootPolicy } from '../roots.js';
@@ -36,5 +37,7 @@ export interface Tool {
   readonly outputSchema?: Record<string, unknown>;
   /** Advice added to a pattern failure of the named argument. */
   readonly hints?: Readonly<Record<string, string>>;
+  /** The MCP Apps view that draws its structuredContent, for hosts that render them. */
+  readonly view?: AppView;
   call(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult>;
 }
