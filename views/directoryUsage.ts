@@ -207,7 +207,14 @@ function notices(usage: Usage): HTMLElement[] {
     const again = h('button', { type: 'button', class: 'again' }, 'Show the rest');
     again.addEventListener('click', () => void open(usage.path));
     const count = usage.unfinished?.count ?? 0;
-    list.push(h('p', { class: 'notice incomplete', role: 'status' }, `Still walking: ${grouped(count)} directories not listed yet. `, again));
+    list.push(
+      h(
+        'p',
+        { class: 'notice incomplete', role: 'status' },
+        `Still walking: ${grouped(count)} ${count === 1 ? 'directory' : 'directories'} not listed yet. `,
+        again,
+      ),
+    );
   }
   if (usage.errors && usage.errors.count > 0) {
     const first = usage.errors.first.map((error) => h('li', {}, `${error.path}: ${error.message}`));
@@ -215,7 +222,7 @@ function notices(usage: Usage): HTMLElement[] {
       h(
         'details',
         { class: 'notice unreadable' },
-        h('summary', {}, `${grouped(usage.errors.count)} entries could not be read (not counted)`),
+        h('summary', {}, `${grouped(usage.errors.count)} ${usage.errors.count === 1 ? 'entry' : 'entries'} could not be read (not counted)`),
         h('ul', {}, ...first),
       ),
     );

@@ -176,6 +176,41 @@ describe.skipIf(announceSkip('MCP Apps views in chromium', chromiumSkipReason))(
       await page.close();
     });
 
+    it('marks what a walk has not finished or could not read, and moves between tiles with the arrow keys', async () => {
+      const { page } = await hostPage();
+      const input = { path: root, depth: 1, top: 10 };
+      const real = await call('directory_usage', input);
+      // A real answer, as a walk cut short by its budget and an unreadable entry would leave it
+      // (as root, nothing here is unreadable, and this tree walks in milliseconds).
+      const usage = real.structuredContent as { children: Array<Record<string, unknown>> } & Record<string, unknown>;
+      const cut = {
+        ...real,
+        structuredContent: {
+          ...usage,
+          complete: false,
+          unfinished: { count: 3, first: [join(root, 'beta')] },
+          errors: { count: 1, first: [{ path: join(root, 'gamma', 'secret'), code: 'EACCES', message: 'permission denied' }] },
+          children: usage.children.map((child) => (child.name === 'beta' ? { ...child, complete: false } : child)),
+        },
+      };
+      const frame = await render(page, 'ui://diskprobe/directory-usage', input, cut);
+      await frame.waitForSelector('.tile');
+      expect(await frame.$eval(`.tile[data-path="${join(root, 'beta')}"]`, (tile) => [tile.className, tile.getAttribute('aria-label')])).toEqual([
+        expect.stringContaining('incomplete'),
+        expect.stringContaining('not fully listed'),
+      ]);
+      expect(await frame.$eval('.notice.incomplete', (notice) => notice.textContent)).toContain('3 directories not listed yet');
+      expect(await frame.$eval('.notice.unreadable', (notice) => notice.textContent)).toContain('1 entry could not be read');
+      // The keyboard: Tab reaches the map, the arrows walk its tiles in size order.
+      const order = await frame.$$eval('button.tile', (tiles) => tiles.map((tile) => tile.getAttribute('data-path')));
+      await frame.focus('button.tile');
+      await page.keyboard.press('ArrowRight');
+      expect(await frame.evaluate(() => document.activeElement?.getAttribute('data-path'))).toBe(order[1]);
+      await page.keyboard.press('ArrowLeft');
+      expect(await frame.evaluate(() => document.activeElement?.getAttribute('data-path'))).toBe(order[0]);
+      await page.close();
+    });
+
     it("takes the host's dark theme, at start and when it changes", async () => {
       const { page } = await hostPage();
       const input = { path: root, depth: 1 };
