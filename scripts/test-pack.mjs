@@ -111,6 +111,14 @@ const initialize =
   '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"pack","version":"1"}}}\n';
 const served = run(native.dir, native.env, join(bin, 'npx'), ['diskprobe'], initialize);
 check('the MCP server answers initialize', served.status === 0 && /"serverInfo":\{"name":"diskprobe"/.test(served.stdout), served.stderr.trim());
+// The MCP Apps views ship as pages in dist/views/, read by the bundled bin.
+const viewRead = `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'resources/read', params: { uri: 'ui://diskprobe/directory-usage', _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'pack', version: '1' } } } })}\n`;
+const view = run(native.dir, native.env, join(bin, 'npx'), ['diskprobe'], viewRead);
+check(
+  'the MCP server serves its views (ui://diskprobe/directory-usage)',
+  view.status === 0 && view.stdout.includes('"mimeType":"text/html;profile=mcp-app"') && view.stdout.includes('<!DOCTYPE html>'),
+  view.stderr.trim(),
+);
 
 // 2. With the prebuilds, and no install script run (npm 12, pnpm, --ignore-scripts).
 const scriptless = install(tarball, 'without-install-scripts', bin, ['--ignore-scripts']);
