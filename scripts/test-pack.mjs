@@ -83,7 +83,11 @@ function run(dir, env, command, args, input) {
 const tarball = join(work, execFileSync('npm', ['pack', '--silent', '--pack-destination', work], { cwd: root, encoding: 'utf8' }).trim().split('\n').pop());
 const listing = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).trim().split('\n');
 console.log(`tarball: ${tarball} (${(statSync(tarball).size / 1024).toFixed(1)} KiB, ${listing.length} files)`);
-check('holds no tests, CI files, build/ or sources of the benchmarks', !listing.some((f) => /^package\/(test|\.ci|build|bench|src|docs)\//.test(f)));
+check(
+  'holds no tests, CI files, build/ or sources of the benchmarks',
+  !listing.some((f) => /^package\/(test|\.ci|build|bench|src|docs|prometheus\/tests)\//.test(f)),
+);
+check('ships the Prometheus alert and recording rules (docs/fleet.md)', listing.includes('package/prometheus/diskprobe.rules.yml'));
 const shipped = Object.keys(JSON.parse(readFileSync(join(root, 'prebuilds', 'MANIFEST.json'), 'utf8')).prebuilds);
 const missing = shipped.filter((file) => !listing.includes(`package/prebuilds/${file}`));
 check(

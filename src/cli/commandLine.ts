@@ -2,6 +2,7 @@
 // way of getting it wrong can be tested without starting a process.
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 
+import { type Matcher, parseSelector } from '../fleet/promql.js';
 import { isLogLevel, LOG_LEVELS, type LogLevel } from '../mcp/logging.js';
 import { DEFAULT_FS_TYPES_EXCLUDE, DEFAULT_MOUNT_POINTS_EXCLUDE } from '../metrics/exclusions.js';
 import { DEFAULT_TIMEOUT_MS, DEFAULT_WALK_BUDGET_MS, INT32_MAX, MAX_TIMEOUT_MS } from '../probe/limits.js';
@@ -25,6 +26,22 @@ export interface ServeOptions {
   readonly roots: readonly string[];
   /** Serve Streamable HTTP on this address instead of stdio (--http [host:]port). */
   readonly http?: HttpOptions | undefined;
+  /** The Prometheus the fleet tools ask (--prometheus or DISKPROBE_PROMETHEUS_URL); without it they are not offered. */
+  readonly prometheus?: PrometheusOptions | undefined;
+}
+
+/** `serve --prometheus <url>`: where the fleet tools ask, and how. */
+export interface PrometheusOptions {
+  /** The HTTP API's base, with any path prefix. */
+  readonly url: URL;
+  /** A file whose first line is a bearer token (--prometheus-token-file). */
+  readonly tokenFile: string | undefined;
+  /** A PEM bundle of CAs to trust for https (--prometheus-ca). */
+  readonly caFile: string | undefined;
+  /** Matchers added to every query (--prometheus-selector). */
+  readonly selector: readonly Matcher[];
+  /** Milliseconds a tool's queries may take in all (--prometheus-timeout). */
+  readonly timeoutMs: number;
 }
 
 /** `serve --http`: where to listen, and how callers prove who they are. */
@@ -84,6 +101,8 @@ export interface MetricsOptions {
 }
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+/** A fleet tool's queries, all of them, under a typical MCP host's own tool-call timeout. */
+export const PROMETHEUS_TIMEOUT_MS = 10_000;
 /** A scrape's default budget, under Prometheus's default scrape timeout of 10 s. */
 export const METRICS_TIMEOUT_MS = 5000;
 
@@ -108,6 +127,11 @@ const SERVE_OPTIONS = {
   'max-sessions': { type: 'string' },
   'session-idle-timeout': { type: 'string' },
   'header-timeout': { type: 'string' },
+  prometheus: { type: 'string' },
+  'prometheus-token-file': { type: 'string' },
+  'prometheus-ca': { type: 'string' },
+  'prometheus-selector': { type: 'string' },
+  'prometheus-timeout': { type: 'string' },
 } as const;
 
 const METRICS_OPTIONS = {
@@ -195,7 +219,47 @@ function parseHttp(values: HttpValues): HttpOptions | undefined {
   };
 }
 
-function parseServe(args: string[]): Command {
+type PrometheusValues = { [K in 'prometheus' | 'prometheus-token-file' | 'prometheus-ca' | 'prometheus-selector' | 'prometheus-timeout']?: string | undefined };
+
+function parsePrometheus(values: PrometheusValues, env: Readonly<Record<string, string | undefined>>): PrometheusOptions | undefined {
+  const text = values.prometheus ?? (env.DISKPROBE_PROMETHEUS_URL || undefined);
+  const from = values.prometheus !== undefined ? "option '--prometheus'" : 'DISKPROBE_PROMETHEUS_URL';
+  if (text === undefined) {
+    for (const option of ['prometheus-token-file', 'prometheus-ca', 'prometheus-selector', 'prometheus-timeout'] as const) {
+      if (values[option] !== undefined) throw new UsageError(`option '--${option}' needs --prometheus <url> (or DISKPROBE_PROMETHEUS_URL)`);
+    }
+    return undefined;
+  }
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`${from} needs Prometheus's URL, such as http://prometheus:9090 or https://host/prometheus, not '${text}'`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${from} needs an http or https URL, not '${url.protocol}'`);
+  if (url.username !== '' || url.password !== '') {
+    throw new UsageError(`${from}: leave credentials out of the URL (they would show in logs); put a bearer token in a file and give --prometheus-token-file`);
+  }
+  if (url.search !== '' || url.hash !== '')
+    throw new UsageError(`${from}: give the API's base URL, without a query or fragment (diskprobe adds /api/v1/query)`);
+  let selector: Matcher[] = [];
+  if (values['prometheus-selector'] !== undefined) {
+    try {
+      selector = parseSelector(values['prometheus-selector']);
+    } catch (error) {
+      throw new UsageError(`option '--prometheus-selector': ${(error as Error).message}`);
+    }
+  }
+  return {
+    url,
+    tokenFile: values['prometheus-token-file'],
+    caFile: values['prometheus-ca'],
+    selector,
+    timeoutMs: parseWholeNumber(values['prometheus-timeout'], 'prometheus-timeout', PROMETHEUS_TIMEOUT_MS, MAX_TIMEOUT_MS, 'milliseconds'),
+  };
+}
+
+function parseServe(args: string[], env: Readonly<Record<string, string | undefined>>): Command {
   const { values } = strictParse(args, SERVE_OPTIONS, false);
   if (values.help === true) return { kind: 'help', topic: 'serve' };
   if (values.version === true) return { kind: 'version' };
@@ -210,6 +274,7 @@ function parseServe(args: string[]): Command {
       maxMessageBytes: parseWholeNumber(values['max-message-bytes'], 'max-message-bytes', DEFAULT_MAX_MESSAGE_BYTES, INT32_MAX, 'bytes'),
       roots: values.root ?? [],
       http: parseHttp(values),
+      prometheus: parsePrometheus(values, env),
     },
   };
 }
@@ -271,9 +336,9 @@ export function parseCommandLine(args: readonly string[], env: Readonly<Record<s
     const parsed = parseDuCommandLine(rest, env);
     return parsed.kind === 'help' ? { kind: 'help', topic: 'du' } : parsed;
   }
-  if (command === 'serve') return parseServe(rest);
+  if (command === 'serve') return parseServe(rest, env);
   if (command === 'metrics') return parseMetrics(rest);
   // No command: the server, which is what MCP hosts start (npx -y diskprobe).
-  if (first === undefined || first.startsWith('-')) return parseServe([...args]);
+  if (first === undefined || first.startsWith('-')) return parseServe([...args], env);
   throw new UsageError(`unknown command '${first}'`);
 }

@@ -3,7 +3,7 @@
 
 import { LOG_LEVELS } from '../mcp/logging.js';
 import { DEFAULT_TIMEOUT_MS, DEFAULT_WALK_BUDGET_MS, MAX_TIMEOUT_MS } from '../probe/limits.js';
-import { type CommandName, DEFAULT_MAX_MESSAGE_BYTES, HTTP_DEFAULTS, METRICS_TIMEOUT_MS } from './commandLine.js';
+import { type CommandName, DEFAULT_MAX_MESSAGE_BYTES, HTTP_DEFAULTS, METRICS_TIMEOUT_MS, PROMETHEUS_TIMEOUT_MS } from './commandLine.js';
 
 /** The commands, each with its one-line summary, in the order --help lists them. */
 const COMMANDS: ReadonlyArray<readonly [CommandName, string]> = [
@@ -62,6 +62,18 @@ Options:
                         End a session idle this long (default ${HTTP_DEFAULTS.sessionIdleMs})
   --header-timeout <ms> Cut a client that takes longer to send its headers
                         (default ${HTTP_DEFAULTS.headerTimeoutMs})
+  --prometheus <url>    Offer the fleet tools (fleet_disk_usage, disk_fill_forecast),
+                        asking this Prometheus's HTTP API (any path prefix kept).
+                        DISKPROBE_PROMETHEUS_URL may give it instead
+  --prometheus-token-file <path>
+                        Send the file's first line as a bearer token (read again
+                        for every call)
+  --prometheus-ca <path>
+                        Trust these PEM certificates for an https Prometheus
+  --prometheus-selector <matchers>
+                        Add these label matchers to every query, e.g. 'job="node"'
+  --prometheus-timeout <ms>
+                        Give a tool's queries this long in all (default ${PROMETHEUS_TIMEOUT_MS})
 ${OWN_OPTIONS}
 
 Exit status: 0 once the input has ended and everything was answered,

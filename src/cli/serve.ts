@@ -10,8 +10,10 @@ import { directoryUsageTool } from '../mcp/tools/directoryUsageTool.js';
 import { diskUsageTool } from '../mcp/tools/diskUsageTool.js';
 import { listMountsTool } from '../mcp/tools/listMountsTool.js';
 import { systemInfoTool } from '../mcp/tools/systemInfoTool.js';
+import type { Tool } from '../mcp/tools/tool.js';
 import { StdioTransport } from '../stdioTransport.js';
 import type { ServeOptions } from './commandLine.js';
+import { fleetTools } from './fleetTools.js';
 import { packageVersion } from './packageVersion.js';
 import { onStopSignal } from './stopSignals.js';
 
@@ -82,8 +84,10 @@ export async function serve(options: ServeOptions): Promise<number> {
     return serveHttp(options, options.http);
   }
   let roots: RootPolicy;
+  let fleet: Tool[];
   try {
     roots = new RootPolicy(options.roots);
+    fleet = fleetTools(options.prometheus);
   } catch (error) {
     process.stderr.write(`diskprobe: ${(error as Error).message}\n`);
     return 2;
@@ -104,7 +108,7 @@ export async function serve(options: ServeOptions): Promise<number> {
   let dispatcher: Dispatcher | undefined;
   const server = new McpServer({
     serverVersion: packageVersion(),
-    tools: [diskUsageTool, listMountsTool, directoryUsageTool, systemInfoTool],
+    tools: [diskUsageTool, listMountsTool, directoryUsageTool, systemInfoTool, ...fleet],
     probeTimeout: options.probeTimeout,
     walkBudgetMs: options.walkBudget,
     roots,

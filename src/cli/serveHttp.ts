@@ -16,12 +16,14 @@ import { directoryUsageTool } from '../mcp/tools/directoryUsageTool.js';
 import { diskUsageTool } from '../mcp/tools/diskUsageTool.js';
 import { listMountsTool } from '../mcp/tools/listMountsTool.js';
 import { systemInfoTool } from '../mcp/tools/systemInfoTool.js';
+import type { Tool } from '../mcp/tools/tool.js';
 import { MODERN_VERSIONS } from '../mcp/versions.js';
 import type { HttpOptions, ServeOptions } from './commandLine.js';
+import { fleetTools } from './fleetTools.js';
 import { packageVersion } from './packageVersion.js';
 import { stopSignal } from './stopSignals.js';
 
-const TOOLS = [diskUsageTool, listMountsTool, directoryUsageTool, systemInfoTool];
+const LOCAL_TOOLS = [diskUsageTool, listMountsTool, directoryUsageTool, systemInfoTool];
 
 /** The bearer token: DISKPROBE_TOKEN, or the first line of --token-file. Throws a message for the user. */
 function readToken(http: HttpOptions): string | undefined {
@@ -58,8 +60,10 @@ export async function serveHttp(options: ServeOptions, http: HttpOptions): Promi
   let roots: RootPolicy;
   let token: string | undefined;
   let tls: { cert: Buffer; key: Buffer } | undefined;
+  let tools: Tool[];
   try {
     roots = new RootPolicy(options.roots);
+    tools = [...LOCAL_TOOLS, ...fleetTools(options.prometheus)];
     token = readToken(http);
     if (http.tls !== undefined) tls = { cert: readPem(http.tls.cert, '--tls-cert'), key: readPem(http.tls.key, '--tls-key') };
   } catch (error) {
@@ -74,7 +78,7 @@ export async function serveHttp(options: ServeOptions, http: HttpOptions): Promi
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
   const serverOptions = (notify: (notification: OutgoingNotification, related?: RequestId) => void) => ({
     serverVersion: packageVersion(),
-    tools: TOOLS,
+    tools,
     probeTimeout: options.probeTimeout,
     walkBudgetMs: options.walkBudget,
     roots,

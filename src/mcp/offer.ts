@@ -12,6 +12,11 @@ export const INSTRUCTIONS =
   'Paths must be absolute, such as / or /data; relative paths are refused. ' +
   'A file system that does not answer is reported as not responding rather than waited on.';
 
+/** The server's instructions: INSTRUCTIONS, and what the optional tools offered (the fleet's) add. */
+export function instructionsFor(tools: readonly { readonly instruction?: string }[]): string {
+  return [INSTRUCTIONS, ...tools.flatMap((tool) => (tool.instruction === undefined ? [] : [tool.instruction]))].join(' ');
+}
+
 /**
  * Declares only what is real: the tools and prompts never change; the
  * resources do, with the mount table, from 2026-07-28 on a

@@ -14,7 +14,7 @@ import { complete } from './completion.js';
 import { LegacySession } from './eras/legacySession.js';
 import { claimsModernEra, readRequestMeta } from './eras/requestMeta.js';
 import { isAtLeast, type LogLevel, logMessage } from './logging.js';
-import { capabilities, fallbackWarning, INSTRUCTIONS } from './offer.js';
+import { capabilities, fallbackWarning, instructionsFor } from './offer.js';
 import { getPrompt, listPrompts } from './prompts.js';
 import { META, metaOf, type Notification, type RequestScope } from './requestScope.js';
 import { listResources, listResourceTemplates, readResource } from './resources.js';
@@ -61,6 +61,7 @@ export class McpServer implements DispatcherHandlers {
   /** complete() for each method, made once: an async result is completed without a closure made per request. */
   private readonly completers: ReadonlyMap<string, (result: unknown) => unknown>;
   private readonly serverInfo: { readonly name: string; readonly version: string };
+  private readonly instructions: string;
   /** The `_meta` of a 2026-07-28 result that has none of its own: shared, never changed. */
   private readonly resultMeta: Readonly<Record<string, unknown>>;
   private readonly limits: ServerLimits;
@@ -70,6 +71,7 @@ export class McpServer implements DispatcherHandlers {
 
   constructor(private readonly options: ServerOptions) {
     this.serverInfo = { name: 'diskprobe', version: options.serverVersion };
+    this.instructions = instructionsFor(options.tools);
     // Not frozen: JSON.stringify takes a slower path for frozen objects (0.4 µs a result).
     this.resultMeta = { [META.serverInfo]: this.serverInfo };
     this.limits = { probeTimeout: options.probeTimeout, roots: options.roots, walkBudgetMs: options.walkBudgetMs ?? DEFAULT_WALK_BUDGET_MS };
@@ -224,7 +226,7 @@ export class McpServer implements DispatcherHandlers {
   }
 
   private offer(rules: VersionRules, clientCapabilities: Readonly<Record<string, unknown>>): Record<string, unknown> {
-    return { capabilities: capabilities(rules, clientCapabilities), serverInfo: this.serverInfo, instructions: INSTRUCTIONS };
+    return { capabilities: capabilities(rules, clientCapabilities), serverInfo: this.serverInfo, instructions: this.instructions };
   }
 
   /**
@@ -235,7 +237,7 @@ export class McpServer implements DispatcherHandlers {
   private discover(scope: RequestScope): Record<string, unknown> {
     const warning = fallbackWarning();
     if (warning) scope.log('warning', warning);
-    return { supportedVersions: [...MODERN_VERSIONS], capabilities: capabilities(scope.rules, scope.clientCapabilities), instructions: INSTRUCTIONS };
+    return { supportedVersions: [...MODERN_VERSIONS], capabilities: capabilities(scope.rules, scope.clientCapabilities), instructions: this.instructions };
   }
 }
 

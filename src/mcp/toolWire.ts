@@ -13,8 +13,8 @@ export function describeTool(tool: Tool, rules: VersionRules, apps: boolean): Re
     inputSchema: tool.inputSchema,
     ...(rules.structuredOutput && tool.outputSchema && { outputSchema: tool.outputSchema }),
     ...(rules.toolAnnotations && {
-      // Every diskprobe tool only reads, and only this machine.
-      annotations: { title: tool.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      // Every diskprobe tool only reads. Most read only this machine; the fleet's ask a Prometheus elsewhere (tools.mdx, "Tool Annotations": openWorldHint).
+      annotations: { title: tool.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: tool.openWorld === true },
     }),
     ...(apps && tool.view && { _meta: toolViewMeta(tool.view) }),
   };

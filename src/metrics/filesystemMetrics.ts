@@ -160,6 +160,13 @@ export async function collectFilesystems(options: CollectOptions): Promise<Famil
     family(`${p}_mount_info`, 'Filesystem mount information.', ['device', 'major', 'minor', 'mountpoint'], mountInfo),
     family('diskprobe_probe_duration_seconds', "Seconds from the scrape's start until the mount's answer (or its timeout) was in.", ['mountpoint'], duration),
     family('diskprobe_scrape_duration_seconds', 'Seconds the filesystem scrape took.', [], [{ labels: [], value: Math.round(seconds * 1e6) / 1e6 }]),
+    // For the DiskprobeScrapeNearBudget alert (prometheus/diskprobe.rules.yml): Prometheus does not store its own scrape timeout.
+    family(
+      'diskprobe_scrape_budget_seconds',
+      'Seconds the filesystem scrape was given: the scrape timeout Prometheus sent, less a tenth, or --timeout.',
+      [],
+      [{ labels: [], value: options.timeoutMs / 1000 }],
+    ),
     family(
       'diskprobe_stuck_mounts',
       'Mounts with a probe that has not answered yet: each fails fast until it does.',

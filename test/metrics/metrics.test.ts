@@ -5,13 +5,11 @@
 // mount points), and whose scrapes of a host with a dead FUSE mount complete
 // within their timeout; and bad input is a clear error with exit status 2.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import { type PrometheusTools, prometheusTools } from '../helpers/prometheus.js';
+import { type PrometheusTools, prometheusTools, type RunningPrometheus, startPrometheus as startScraping } from '../helpers/prometheus.js';
 import { announceSkip, fuseSkipReason, mountFuse, mountTmpfs, projectRoot, rootSkipReason, statFs, type TestMount, tempDir } from '../helpers/system.js';
 
 const bin = join(projectRoot, 'dist/bin/diskprobe.js');
@@ -27,15 +25,6 @@ afterEach(async () => {
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}): { status: number | null; stdout: string; stderr: string } {
   return spawnSync(process.execPath, [bin, 'metrics', ...args], { encoding: 'utf8', env: { ...process.env, DISKPROBE_TOKEN: '', ...env } });
-}
-
-/** A port nothing listens on now. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** `diskprobe metrics --listen 127.0.0.1:0 ...args`, once it says where it listens. */
@@ -168,34 +157,10 @@ describe('diskprobe metrics --listen', () => {
 });
 
 /** Debian's prometheus scraping `target` every second, with its data in a temp dir. */
-async function startPrometheus(
-  target: string,
-): Promise<{ query: (expression: string) => Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> }> {
-  const dir = tempDir('diskprobe-prometheus-');
-  mkdirSync(join(dir, 'data'));
-  writeFileSync(
-    join(dir, 'prometheus.yml'),
-    `global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: diskprobe\n    static_configs:\n      - targets: ['${target}']\n`,
-  );
-  const port = await freePort();
-  const child = spawn(
-    (tools as PrometheusTools).prometheus,
-    [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
-    {
-      stdio: 'ignore',
-    },
-  );
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  cleanups.push(async () => {
-    child.kill('SIGTERM');
-    await exited;
-  });
-  const query = async (expression: string) => {
-    const reply = await get(port, `/api/v1/query?query=${encodeURIComponent(expression)}`);
-    if (reply.status !== 200) throw new Error(`Prometheus answered ${reply.status}: ${reply.body}`);
-    return (JSON.parse(reply.body) as { data: { result: Array<{ metric: Record<string, string>; value: [number, string] }> } }).data.result;
-  };
-  return { query };
+async function startPrometheus(target: string): Promise<RunningPrometheus> {
+  const prometheus = await startScraping(tools as PrometheusTools, tempDir('diskprobe-prometheus-'), [{ address: target }]);
+  cleanups.push(() => prometheus.stop());
+  return prometheus;
 }
 
 describe.skipIf(announceSkip('a real Prometheus scraping diskprobe', toolsSkip ?? rootSkipReason))(

@@ -8,6 +8,7 @@
 import { dfMounts } from '../../probe/probe.js';
 import { MOUNTS_VIEW } from '../appViews.js';
 import { ENTRY_SCHEMA, type ListedMount, listedMount } from './mountListing.js';
+import { decodeCursor, encodeCursor } from './pageCursor.js';
 import type { Tool, ToolResult } from './tool.js';
 
 /** Bytes of text an answer holds at most, whatever the number of mounts; structuredContent is held to the same. */
@@ -65,34 +66,8 @@ function matches(mount: ListedMount, query: Query): boolean {
   return query.minPercent === undefined || mount.usedPercent < 0 || Math.ceil(mount.usedPercent) >= query.minPercent;
 }
 
-/**
- * The query a cursor continues, so that a cursor cannot page through a
- * different listing: a hash (FNV-1a), so that a long mount_prefix cannot
- * make the cursor long.
- */
-function queryKey(query: Query): string {
-  const text = JSON.stringify([query.all, query.sort, query.types ?? null, query.prefix ?? null, query.minPercent ?? null]);
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  return (hash >>> 0).toString(36);
-}
-
-function encodeCursor(offset: number, query: Query): string {
-  return Buffer.from(JSON.stringify({ offset, query: queryKey(query) })).toString('base64url');
-}
-
-/** The offset a cursor points at, or why it cannot be used. */
-function decodeCursor(cursor: string, query: Query): number | string {
-  try {
-    const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as { offset?: unknown; query?: unknown };
-    if (!Number.isInteger(decoded.offset) || (decoded.offset as number) < 0) throw new Error('no offset');
-    if (decoded.query !== queryKey(query))
-      return 'this cursor belongs to a listing with other arguments: pass the same all, sort and filters with it, or start again without a cursor';
-    return decoded.offset as number;
-  } catch {
-    return 'this is not a cursor list_mounts gave: pass nextCursor exactly as received, or start again without one';
-  }
-}
+/** The arguments that shape the listing, which a cursor belongs to. */
+const listing = (query: Query): unknown[] => [query.all, query.sort, query.types ?? null, query.prefix ?? null, query.minPercent ?? null];
 
 const bytes = (text: string): number => Buffer.byteLength(text);
 
@@ -223,7 +198,7 @@ export function presentMounts(all: readonly ListedMount[], args: Record<string, 
   const limit = (args.limit as number | undefined) ?? DEFAULT_LIMIT;
   let offset = 0;
   if (typeof args.cursor === 'string') {
-    const decoded = decodeCursor(args.cursor, query);
+    const decoded = decodeCursor(args.cursor, listing(query), 'list_mounts', 'all, sort and filters');
     if (typeof decoded === 'string') return { text: `invalid cursor: ${decoded}`, isError: true };
     offset = decoded;
   }
@@ -260,7 +235,7 @@ export function presentMounts(all: readonly ListedMount[], args: Record<string, 
         (page.length === matching.length
           ? ` All shown, ${SORT_WORDS[query.sort]}.`
           : ` Showing ${grouped(offset + 1)}–${grouped(next)}, ${SORT_WORDS[query.sort]}.`);
-  const cursor = rest > 0 ? encodeCursor(next, query) : undefined;
+  const cursor = rest > 0 ? encodeCursor(next, listing(query)) : undefined;
   const tail =
     cursor === undefined
       ? []

@@ -37,6 +37,10 @@ export interface Tool {
   readonly outputSchema?: Record<string, unknown>;
   /** Advice added to a pattern failure of the named argument. */
   readonly hints?: Readonly<Record<string, string>>;
+  /** It reaches beyond this machine (the fleet tools ask Prometheus): its openWorldHint. */
+  readonly openWorld?: boolean;
+  /** A sentence added to the server's instructions while the tool is offered (the optional ones say when to use them). */
+  readonly instruction?: string;
   /** The MCP Apps view that draws its structuredContent, for hosts that render them. */
   readonly view?: AppView;
   call(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult>;

@@ -1,0 +1,37 @@
+// `serve --prometheus`: the fleet tools, wired to the Prometheus client.
+// What can be checked before serving is checked here, so that a typo in a
+// file name stops the server at start-up with a message, not at the first
+// tool call: the CA bundle is read, the token file must be readable (it is
+// read again for every call, as tokens rotate).
+import { accessSync, constants, readFileSync } from 'node:fs';
+
+import { PrometheusClient } from '../fleet/prometheusClient.js';
+import { diskFillForecastTool } from '../mcp/tools/diskFillForecastTool.js';
+import { fleetDiskUsageTool } from '../mcp/tools/fleetDiskUsageTool.js';
+import type { Tool } from '../mcp/tools/tool.js';
+import type { PrometheusOptions } from './commandLine.js';
+
+/** The fleet tools for `options`, none without; throws a message for the user when a file cannot be read. */
+export function fleetTools(options: PrometheusOptions | undefined): Tool[] {
+  if (options === undefined) return [];
+  let ca: string | undefined;
+  if (options.caFile !== undefined) {
+    try {
+      ca = readFileSync(options.caFile, 'utf8');
+    } catch (error) {
+      throw new Error(`cannot read --prometheus-ca ${options.caFile}: ${(error as Error).message}`);
+    }
+    if (!ca.includes('-----BEGIN CERTIFICATE-----'))
+      throw new Error(`--prometheus-ca ${options.caFile} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  }
+  if (options.tokenFile !== undefined) {
+    try {
+      accessSync(options.tokenFile, constants.R_OK);
+    } catch (error) {
+      throw new Error(`cannot read --prometheus-token-file ${options.tokenFile}: ${(error as Error).message}`);
+    }
+  }
+  const client = new PrometheusClient({ url: options.url, tokenFile: options.tokenFile, ca, timeoutMs: options.timeoutMs });
+  const fleet = { client, selector: options.selector };
+  return [fleetDiskUsageTool(fleet), diskFillForecastTool(fleet)];
+}
