@@ -1,4 +1,6 @@
-// Run once before the whole suite (vitest.config.ts, globalSetup): unmounts
+// Run once before the whole suite (vitest.config.ts, globalSetup): fetches
+// Debian's Prometheus and promtool for the test files that need them (once,
+// here: several workers unpacking the same package at once would race), and unmounts
 // the FUSE fixture's mounts that a run killed mid-test left behind. Their
 // daemon died with the run (fusefix.c asks for SIGKILL when its parent dies),
 // so each answers ENOTCONN: a mount df has no row for, which every test that
@@ -7,6 +9,8 @@
 // touches a mount, so none can hang.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+
+import { prometheusTools } from './helpers/prometheus.js';
 
 /** The mount points of fuse.fusefix mounts, from /proc/self/mountinfo (octal escapes undone). */
 function fixtureMounts(): string[] {
@@ -30,7 +34,13 @@ function servedDirs(): Set<string> {
   return dirs;
 }
 
-export default function sweepStaleFixtureMounts(): void {
+export default function setup(): void {
+  const tools = prometheusTools();
+  if (typeof tools === 'string') console.log(`test setup: no Prometheus for the metrics and fleet tests (they will skip, saying so): ${tools}`);
+  sweepStaleFixtureMounts();
+}
+
+function sweepStaleFixtureMounts(): void {
   if (process.platform !== 'linux' || process.getuid?.() !== 0) return;
   const served = servedDirs();
   const stale = fixtureMounts().filter((dir) => !served.has(dir));

@@ -66,8 +66,12 @@ async function dispatcherTrusting(ca: string): Promise<object> {
   // fetch creates its global dispatcher on first use: a refused connection to port 0 is enough.
   if (global[key] === undefined) await fetch('http://127.0.0.1:0/').catch(() => {});
   const Agent = global[key]?.constructor as (new (options: object) => object) | undefined;
-  if (Agent === undefined)
-    throw new Error('this Node.js gives fetch no dispatcher to set a CA on: start diskprobe with NODE_EXTRA_CA_CERTS=<file> instead of --prometheus-ca');
+  if (Agent === undefined) {
+    throw new PrometheusError(
+      'unreachable',
+      'this Node.js gives fetch no dispatcher to set a CA on: start diskprobe with NODE_EXTRA_CA_CERTS=<file> instead of --prometheus-ca',
+    );
+  }
   return new Agent({ connect: { ca } });
 }
 
@@ -96,7 +100,11 @@ export class PrometheusClient {
     const base = new URL(config.url);
     if (!base.pathname.endsWith('/')) base.pathname += '/';
     this.endpoint = new URL('api/v1/query', base);
-    if (config.ca !== undefined) this.dispatcher = dispatcherTrusting(config.ca);
+    if (config.ca !== undefined) {
+      this.dispatcher = dispatcherTrusting(config.ca);
+      // Handled where it is awaited, at each call; not an unhandled rejection meanwhile.
+      this.dispatcher.catch(() => {});
+    }
   }
 
   /** The server, as messages name it. */

@@ -4,7 +4,7 @@
 // filled at a known rate while the test runs, one nearly full, and one
 // exporter also sees a FUSE mount that never answers. The tools are then
 // called through diskprobe's own stdio server (serve --prometheus), by the
-// official SDK client, and checked against what the test knows: the kernel's
+// official SDK client (and once over serve --http), and checked against what the test knows: the kernel's
 // exact counts (read through /proc/<pid>/root, in the exporter's namespace),
 // the rate it wrote at, and the stuck mount.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -13,6 +13,7 @@ import { join } from 'node:path';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { freePort, type PrometheusTools, prometheusTools, type RunningPrometheus, startPrometheus } from '../helpers/prometheus.js';
@@ -350,6 +351,34 @@ describe.skipIf(announceSkip('the fleet tools against a real Prometheus', skipRe
       }
     } finally {
       await other.close();
+    }
+  });
+
+  it('offers the same tools over Streamable HTTP (serve --http)', async () => {
+    const server = spawn(process.execPath, [bin, 'serve', '--http', '127.0.0.1:0', '--prometheus', prometheus!.url], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    try {
+      const url = await new Promise<URL>((resolve, reject) => {
+        let stderr = '';
+        server.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+          stderr += chunk;
+          const match = /serving MCP on (http:\/\/\S+\/mcp)/.exec(stderr);
+          if (match) resolve(new URL(match[1]!));
+        });
+        void exited.then(() => reject(new Error(`serve --http exited:\n${stderr}`)));
+      });
+      const remote = new Client({ name: 'fleet-test', version: '1.0.0' });
+      await remote.connect(new StreamableHTTPClientTransport(url));
+      try {
+        const result = await call(remote, 'fleet_disk_usage', { instance: 'beta' });
+        expect(result.isError, result.text).toBe(false);
+        expect(result.structured.total).toBe(2);
+      } finally {
+        await remote.close();
+      }
+    } finally {
+      server.kill('SIGTERM');
+      expect(await exited).toBe(0);
     }
   });
 
