@@ -10,8 +10,10 @@
 // or Node loads only what it imports.
 //
 // The bundles live one directory below dist/, as dist/cli/ does, so paths the
-// code builds from import.meta.url (the package root, package.json,
-// ../probe/statfsHelper.js) come out the same from either. The fallback
+// code builds from import.meta.url (the package root, package.json) come out
+// the same from either. The fallback's helpers (statfsHelper.js,
+// fallbackWalker.js) are bundled beside the command, so dist/bin/ needs
+// nothing else of dist/ (an MCP Bundle ships dist/bin/ alone). The fallback
 // backend is bundled in rather than require()d from dist/probe/, so the
 // command never holds two copies of the probe (fallbackLoader.bundled.ts).
 import { rmSync } from 'node:fs';
@@ -38,6 +40,7 @@ try {
       diskprobe: join(dist, 'cli', 'main.js'),
       isolatedWorker: join(dist, 'cli', 'isolatedWorker.js'),
       fallbackWalker: join(dist, 'scan', 'fallbackWalker.js'),
+      statfsHelper: join(dist, 'probe', 'statfsHelper.js'),
     },
     outdir: join(dist, 'bin'),
     bundle: true,

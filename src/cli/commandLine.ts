@@ -150,7 +150,7 @@ const METRICS_OPTIONS = {
 // To specify a positional argument…"); the first is the one-line reason.
 function strictParse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O, positionals: boolean) {
   try {
-    return parseArgs({ args, options, strict: true, allowPositionals: positionals });
+    return parseArgs({ args, options, strict: true, allowPositionals: positionals, tokens: true });
   } catch (error) {
     const { code, message } = error as { code?: string; message: string };
     if (!code?.startsWith('ERR_PARSE_ARGS_')) throw error;
@@ -259,8 +259,33 @@ function parsePrometheus(values: PrometheusValues, env: Readonly<Record<string, 
   };
 }
 
+/**
+ * The --root directories: each `--root DIR`, and the arguments that follow
+ * one up to the next option (`--root A B C`). That second form is how an MCP
+ * Bundle's host passes a setting of several directories: the manifest's
+ * `"--root", "${user_config.roots}"` expands to the flag and then every
+ * directory (mcpb MANIFEST.md, "Array Expansion"). Anything else positional
+ * is a mistake.
+ */
+function rootsOf(tokens: ReturnType<typeof parseArgs>['tokens'] = []): string[] {
+  const roots: string[] = [];
+  let afterRoot = false;
+  for (const token of tokens) {
+    if (token.kind === 'option') {
+      afterRoot = token.name === 'root';
+      if (afterRoot && token.value !== undefined) roots.push(token.value);
+    } else if (token.kind === 'positional') {
+      if (!afterRoot) throw new UsageError(`unexpected argument '${token.value}': serve takes options only, and directories after --root`);
+      roots.push(token.value);
+    } else {
+      afterRoot = false; // "--": what follows is no root
+    }
+  }
+  return roots;
+}
+
 function parseServe(args: string[], env: Readonly<Record<string, string | undefined>>): Command {
-  const { values } = strictParse(args, SERVE_OPTIONS, false);
+  const { values, tokens } = strictParse(args, SERVE_OPTIONS, true);
   if (values.help === true) return { kind: 'help', topic: 'serve' };
   if (values.version === true) return { kind: 'version' };
   const level = values['log-level'] ?? 'warning';
@@ -272,7 +297,7 @@ function parseServe(args: string[], env: Readonly<Record<string, string | undefi
       walkBudget: parseWholeNumber(values['walk-budget'], 'walk-budget', DEFAULT_WALK_BUDGET_MS, MAX_TIMEOUT_MS, 'milliseconds'),
       logLevel: level,
       maxMessageBytes: parseWholeNumber(values['max-message-bytes'], 'max-message-bytes', DEFAULT_MAX_MESSAGE_BYTES, INT32_MAX, 'bytes'),
-      roots: values.root ?? [],
+      roots: rootsOf(tokens),
       http: parseHttp(values),
       prometheus: parsePrometheus(values, env),
     },

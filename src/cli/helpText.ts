@@ -45,8 +45,8 @@ Options:
                         one: ${LOG_LEVELS.join(', ')} (default warning)
   --max-message-bytes <n>
                         Refuse longer messages with -32600 (default ${DEFAULT_MAX_MESSAGE_BYTES})
-  --root <dir>          Report only on paths under <dir> (symlinks resolved);
-                        repeat for several. Default: every path
+  --root <dir>...       Report only on paths under <dir> (symlinks resolved);
+                        repeat, or give several after one --root. Default: every path
   --http [host:]port    Serve MCP over Streamable HTTP at /mcp instead of stdio,
                         on 127.0.0.1 unless a host is given
   --token-file <path>   Require this bearer token (the file's first line) on every

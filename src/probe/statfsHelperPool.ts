@@ -10,7 +10,9 @@ import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 // By way of dist/probe/, so that the path is right from the bundled command (dist/bin/diskprobe.js) too.
-export const helperPath = fileURLToPath(new URL('../probe/statfsHelper.js', import.meta.url));
+// Beside this module: dist/probe/ in the library, dist/bin/ in the bundled command
+// (scripts/bundle-cli.mjs bundles the helper there too), so that dist/bin/ alone runs.
+export const helperPath = fileURLToPath(new URL('./statfsHelper.js', import.meta.url));
 
 /**
  * node:child_process, loaded at the first helper: the native backend never

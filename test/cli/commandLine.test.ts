@@ -87,6 +87,19 @@ describe('parseCommandLine', () => {
     expect(parseCommandLine(['serve', '--probe-timeout=9'])).toMatchObject({ options: { probeTimeout: 9 } });
   });
 
+  it('takes several directories after one --root, as an MCP Bundle host passes a multiple setting', () => {
+    expect(parseCommandLine(['serve', '--root', '/a', '/b c', '/d'])).toMatchObject({ options: { roots: ['/a', '/b c', '/d'] } });
+    expect(parseCommandLine(['serve', '--probe-timeout', '5000', '--root', '/a', '/b'])).toMatchObject({
+      options: { roots: ['/a', '/b'], probeTimeout: 5000 },
+    });
+    expect(parseCommandLine(['--root', '/a', '/b', '--root', '/c', '--probe-timeout', '9'])).toMatchObject({
+      options: { roots: ['/a', '/b', '/c'], probeTimeout: 9 },
+    });
+    // Only after --root: elsewhere, and after "--", an argument is a mistake.
+    expect(() => parseCommandLine(['serve', '--probe-timeout', '9', '/a'])).toThrow("unexpected argument '/a'");
+    expect(() => parseCommandLine(['serve', '--root', '/a', '--', '/b'])).toThrow("unexpected argument '/b'");
+  });
+
   it.each([
     [['--probe-timeout', '0'], "option '--probe-timeout' needs a whole number of milliseconds from 1 to 2147483647, not '0'"],
     [['serve', '--log-level', 'loud'], "option '--log-level' must be one of debug, info, notice, warning, error, critical, alert, emergency, not 'loud'"],

@@ -2,8 +2,10 @@
 // runners), so its shape is checked instead: one job rebuilds every prebuild
 // with the pinned toolchain and proves it byte-identical (--check), and every
 // committed prebuild is tested on its own platform with PREBUILDS_ONLY=1,
-// nothing rebuilt. YAML is read by Python's PyYAML (no YAML parser is among
-// the package's dependencies); without it the suite skips, saying so.
+// nothing rebuilt. On a tag, and only after all of that, one job attaches the
+// MCP Bundle to the release; nothing is published. YAML is read by Python's
+// PyYAML (no YAML parser is among the package's dependencies); without it the
+// suite skips, saying so.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -20,21 +22,26 @@ interface Step {
   if?: string;
   env?: Record<string, string>;
   with?: Record<string, string | boolean>;
+  'working-directory'?: string;
 }
 interface Job {
   name?: string;
   'runs-on': string;
   container?: string;
   needs?: string | string[];
+  if?: string;
+  permissions?: Record<string, string>;
   strategy?: { matrix: { include?: Array<Record<string, string>> } };
   steps: Step[];
 }
 interface Workflow {
+  permissions?: Record<string, string>;
   env?: Record<string, string>;
   jobs: Record<string, Job>;
 }
 
-const parsed = parseYaml(readFileSync(join(projectRoot, '.github/workflows/prebuild.yml'), 'utf8'));
+const source = readFileSync(join(projectRoot, '.github/workflows/prebuild.yml'), 'utf8');
+const parsed = parseYaml(source);
 const skipReason = 'skip' in parsed ? parsed.skip : undefined;
 const workflow = ('value' in parsed ? parsed.value : { jobs: {} }) as Workflow;
 
@@ -134,6 +141,58 @@ describe.skipIf(announceSkip('prebuild workflow', skipReason))('.github/workflow
       expect(`${target}-${libc ?? 'glibc'}`.replace(/^(darwin|win32)-(x64|arm64)-glibc$/, '$1-$2'), instance.id).toBe(testedTarget(instance));
       expect(arch, instance.id).toBe(RUNNERS[instance.runsOn]!.arch);
     }
+  });
+
+  it('on a tag only, after every prebuild job, attaches the MCP Bundle, its sha256 and server.json to the release', () => {
+    const bundling = Object.entries(workflow.jobs).filter(([, job]) => job.steps.some((step) => /\bbundle:mcpb\b/.test(step.run ?? '')));
+    expect(bundling.map(([id]) => id)).toEqual(['release']);
+    const job = workflow.jobs.release!;
+    // Every other job is the rebuild or a test of committed prebuilds: the bundle carries them.
+    expect([job.needs ?? []].flat().sort()).toEqual(
+      Object.keys(workflow.jobs)
+        .filter((id) => id !== 'release')
+        .sort(),
+    );
+    expect(job.if).toBe("startsWith(github.ref, 'refs/tags/v')");
+    // It alone may write (to create the release and upload to it); every other job reads.
+    expect(job.permissions).toEqual({ contents: 'write' });
+    expect(workflow.permissions).toEqual({ contents: 'read' });
+    for (const [id, other] of Object.entries(workflow.jobs)) if (id !== 'release') expect(other.permissions, id).toBeUndefined();
+
+    const at = (pattern: RegExp): number => job.steps.findIndex((step) => pattern.test(step.run ?? ''));
+    const steps = {
+      tag: at(/^test "\$GITHUB_REF_NAME" = "v\$VERSION"$/m),
+      install: at(/^npm ci\b/),
+      compile: at(/^npm run compile$/),
+      bundle: at(/^npm run bundle:mcpb -- --out dist-mcpb$/),
+      sha256: at(/^sha256sum "diskprobe-\$VERSION\.mcpb" > "diskprobe-\$VERSION\.mcpb\.sha256"$/m),
+      upload: at(/^gh release upload /m),
+    };
+    const order = Object.values(steps);
+    expect(
+      order.every((index) => index >= 0),
+      JSON.stringify(steps),
+    ).toBe(true);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    // VERSION is package.json's, checked against the tag, for the steps after.
+    expect(job.steps[steps.tag]!.run).toMatch(/VERSION=\$\(node -p 'require\("\.\/package\.json"\)\.version'\)[\s\S]*>> "\$GITHUB_ENV"/);
+    for (const step of [steps.install, steps.compile]) expect(job.steps[step]!.env?.PREBUILDS_ONLY).toBe('1');
+    expect(job.steps[steps.sha256]!.run).toMatch(/grep -qF "\$SUM" server\.json/);
+    const upload = job.steps[steps.upload]!;
+    expect(upload.run).toMatch(
+      /^gh release upload "\$GITHUB_REF_NAME" "diskprobe-\$VERSION\.mcpb" "diskprobe-\$VERSION\.mcpb\.sha256" server\.json --clobber$/m,
+    );
+    expect(upload.env?.GH_TOKEN).toMatch(/^\$\{\{ github\.token \}\}$/);
+    for (const step of [steps.sha256, steps.upload]) expect(job.steps[step]!['working-directory']).toBe('dist-mcpb');
+  });
+
+  it('publishes nothing: no npm publish, no MCP Registry, no publishing credentials', () => {
+    // The comments may say what the maintainer does by hand; no line of the workflow itself may.
+    const code = source
+      .split('\n')
+      .filter((line) => !/^\s*#/.test(line))
+      .join('\n');
+    expect(code).not.toMatch(/npm publish|mcp-publisher|NODE_AUTH_TOKEN|NPM_TOKEN|id-token/);
   });
 
   it('uses the official actions at a pinned major version, and Node 20', () => {
