@@ -107,18 +107,16 @@ function checkBundleSession(arch, served, path) {
     .map((line) => JSON.parse(line));
   const byId = new Map(answers.map((answer) => [answer.id, answer.result]));
   const failure = (served.stderr || served.error?.message || '').trim().split('\n').slice(-2).join(' | ');
-  check(`the bundle's server answers initialize (${arch})`, byId.get(1)?.serverInfo?.name === 'diskprobe', failure);
+  const initialized = byId.get(1)?.serverInfo?.name === 'diskprobe';
+  check(`the bundle's server answers initialize (${arch})`, initialized, initialized ? '' : failure);
   const usage = byId.get(2);
   check(
     `the bundle's server answers disk_usage ${path}`,
     usage?.isError === false && usage?.structuredContent?.total > 0,
     usage?.content?.[0]?.text ?? failure,
   );
-  check(
-    `it runs as ${arch}, on the bundled prebuild (no fallback notice)`,
-    byId.get(3)?.structuredContent?.arch === arch && !/DISKPROBE_NO_ADDON/.test(served.stderr ?? ''),
-    failure,
-  );
+  const native = byId.get(3)?.structuredContent?.arch === arch && !/DISKPROBE_NO_ADDON/.test(served.stderr ?? '');
+  check(`it runs as ${arch}, on the bundled prebuild (no fallback notice)`, native, native ? '' : failure);
 }
 
 const PROBE = `
