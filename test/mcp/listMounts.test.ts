@@ -4,8 +4,9 @@
 import { describe, expect, it } from 'vitest';
 
 import { validateArguments } from '../../dist/mcp/inputValidation.js';
-import { grouped, listMountsTool, presentMounts, TEXT_BUDGET } from '../../dist/mcp/tools/listMountsTool.js';
+import { listMountsTool, presentMounts } from '../../dist/mcp/tools/listMountsTool.js';
 import { type ListedMount, listedMount } from '../../dist/mcp/tools/mountListing.js';
+import { grouped, TEXT_BUDGET } from '../../dist/mcp/tools/pageBudget.js';
 
 const TIMEOUT = 5000;
 const GiB = 2 ** 30;

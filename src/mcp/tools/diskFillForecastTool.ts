@@ -21,12 +21,11 @@ import {
   noSeries,
   nullable,
 } from './fleetQuery.js';
-import { grouped, TEXT_BUDGET } from './listMountsTool.js';
+import { fitPage, grouped, TEXT_BUDGET } from './pageBudget.js';
 import type { Tool, ToolResult } from './tool.js';
 
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 500;
-const FRAME_RESERVE = 1024;
 const DEFAULT_LOOKBACK = '6h';
 const DEFAULT_HORIZON = '24h';
 /** Past these, Prometheus's default retention (15 days) has nothing, and a straight line says nothing. */
@@ -275,17 +274,7 @@ export function diskFillForecastTool(fleet: Fleet): Tool {
 }
 
 function present(forecasts: readonly Forecast[], limit: number, lookback: string, horizon: string): ToolResult {
-  const shown: Forecast[] = [];
-  const lines: string[] = [];
-  let textBytes = FRAME_RESERVE;
-  for (const f of forecasts.slice(0, limit)) {
-    const text = line(f, lookback, horizon);
-    const bytes = Buffer.byteLength(text) + 1 + Buffer.byteLength(JSON.stringify(entry(f)));
-    if (shown.length > 0 && textBytes + bytes > TEXT_BUDGET) break;
-    shown.push(f);
-    lines.push(text);
-    textBytes += bytes;
-  }
+  const shown = fitPage(forecasts, 0, limit, (f) => line(f, lookback, horizon), entry);
   const filling = forecasts.filter((f) => soonest(f) < Infinity).length;
   const withinHorizon = forecasts.filter((f) => f.space.predicted !== null && f.space.predicted < 0).length;
   const holding = forecasts.filter((f) => f.alerts.length > 0).length;
@@ -296,7 +285,7 @@ function present(forecasts: readonly Forecast[], limit: number, lookback: string
   const rest = forecasts.length - shown.length;
   const tail = rest > 0 ? [`${grouped(rest)} more, none sooner: narrow with instance or mountpoint, or raise limit.`] : [];
   return {
-    text: [head, ...lines, ...tail].join('\n'),
+    text: [head, ...shown.map((f) => line(f, lookback, horizon)), ...tail].join('\n'),
     structured: { filesystems: shown.map(entry), total: forecasts.length, lookback, horizon },
   };
 }

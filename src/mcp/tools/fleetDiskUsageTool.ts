@@ -18,13 +18,12 @@ import {
   noSeries,
   nullable,
 } from './fleetQuery.js';
-import { grouped, TEXT_BUDGET } from './listMountsTool.js';
+import { fitPage, grouped, TEXT_BUDGET } from './pageBudget.js';
 import { decodeCursor, encodeCursor } from './pageCursor.js';
 import type { Tool, ToolResult } from './tool.js';
 
 const DEFAULT_LIMIT = 25;
 const MAX_LIMIT = 500;
-const FRAME_RESERVE = 1024;
 
 const SORTS = ['used_percent', 'avail', 'size'] as const;
 type Sort = (typeof SORTS)[number];
@@ -168,18 +167,13 @@ export function fleetDiskUsageTool(fleet: Fleet): Tool {
 }
 
 function present(found: number, matching: readonly Ranked[], offset: number, limit: number, sort: Sort, listing: unknown[]): ToolResult {
-  const page: Ranked[] = [];
-  let textBytes = FRAME_RESERVE;
-  let dataBytes = FRAME_RESERVE;
-  for (let i = offset; i < matching.length && page.length < limit; i++) {
-    const ranked = matching[i]!;
-    const lineBytes = Buffer.byteLength(ranked.line) + 1;
-    const entryBytes = Buffer.byteLength(JSON.stringify(ranked.entry)) + 1;
-    if (page.length > 0 && (textBytes + lineBytes > TEXT_BUDGET || dataBytes + entryBytes > TEXT_BUDGET)) break;
-    page.push(ranked);
-    textBytes += lineBytes;
-    dataBytes += entryBytes;
-  }
+  const page = fitPage(
+    matching,
+    offset,
+    limit,
+    (r) => r.line,
+    (r) => r.entry,
+  );
   const next = offset + page.length;
   const instances = new Set(matching.map((r) => r.fs.instance)).size;
   const stuck = matching.filter((r) => r.fs.deviceError !== null).length;

@@ -8,13 +8,10 @@
 import { dfMounts } from '../../probe/probe.js';
 import { MOUNTS_VIEW } from '../appViews.js';
 import { ENTRY_SCHEMA, type ListedMount, listedMount } from './mountListing.js';
+import { fitPage, grouped, TEXT_BUDGET } from './pageBudget.js';
 import { decodeCursor, encodeCursor } from './pageCursor.js';
 import type { Tool, ToolResult } from './tool.js';
 
-/** Bytes of text an answer holds at most, whatever the number of mounts; structuredContent is held to the same. */
-export const TEXT_BUDGET = 16 * 1024;
-/** Room kept for the summary above the lines and the pointer to the rest below them. */
-const FRAME_RESERVE = 1024;
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 1000;
 /** The types named in the summary at most; the rest are counted together. */
@@ -68,17 +65,6 @@ function matches(mount: ListedMount, query: Query): boolean {
 
 /** The arguments that shape the listing, which a cursor belongs to. */
 const listing = (query: Query): unknown[] => [query.all, query.sort, query.types ?? null, query.prefix ?? null, query.minPercent ?? null];
-
-const bytes = (text: string): number => Buffer.byteLength(text);
-
-/**
- * 2006 as "2,006". Not toLocaleString: its first call loads ICU's number
- * formatting, about 30 ms of a server's first list_mounts, a stall of its
- * event loop (npm run test:load).
- */
-export function grouped(count: number): string {
-  return String(count).replace(/\B(?=(\d{3})+$)/g, ',');
-}
 
 /** "2,006 file systems: 2,001 tmpfs, 4 ext4, 1 overlay" */
 function summary(mounts: readonly ListedMount[], what: string): string {
@@ -208,18 +194,13 @@ export function presentMounts(all: readonly ListedMount[], args: Record<string, 
   );
   if (offset > matching.length) return { text: 'invalid cursor: it points past the end of the list; start again without a cursor', isError: true };
 
-  const page: ListedMount[] = [];
-  let textBytes = FRAME_RESERVE;
-  let dataBytes = FRAME_RESERVE;
-  for (let i = offset; i < matching.length && page.length < limit; i++) {
-    const mount = matching[i]!;
-    const lineBytes = bytes(mount.line) + 1;
-    const entryBytes = bytes(JSON.stringify(mount.entry)) + 1;
-    if (page.length > 0 && (textBytes + lineBytes > TEXT_BUDGET || dataBytes + entryBytes > TEXT_BUDGET)) break;
-    page.push(mount);
-    textBytes += lineBytes;
-    dataBytes += entryBytes;
-  }
+  const page = fitPage(
+    matching,
+    offset,
+    limit,
+    (mount) => mount.line,
+    (mount) => mount.entry,
+  );
   const next = offset + page.length;
   const rest = matching.length - next;
   const byType: Record<string, number> = {};
