@@ -6,6 +6,7 @@ import { type Matcher, parseSelector } from '../fleet/promql.js';
 import { isLogLevel, LOG_LEVELS, type LogLevel } from '../mcp/logging.js';
 import { DEFAULT_FS_TYPES_EXCLUDE, DEFAULT_MOUNT_POINTS_EXCLUDE } from '../metrics/exclusions.js';
 import { DEFAULT_TIMEOUT_MS, DEFAULT_WALK_BUDGET_MS, INT32_MAX, MAX_TIMEOUT_MS } from '../probe/limits.js';
+import { AUTH_OPTIONS, type AuthOptions, parseAuth } from './authCommandLine.js';
 import { type DfOptions, parseDfCommandLine } from './dfCommandLine.js';
 import { type DuOptions, parseDuCommandLine } from './duCommandLine.js';
 import { UsageError } from './usageError.js';
@@ -63,6 +64,8 @@ export interface HttpOptions {
   readonly sessionIdleMs: number;
   /** Milliseconds a client has to send its request's headers (--header-timeout). */
   readonly headerTimeoutMs: number;
+  /** OAuth access tokens (--auth-issuer and its options). */
+  readonly auth: AuthOptions | undefined;
 }
 
 export const HTTP_DEFAULTS = { maxConnections: 512, maxRequests: 1024, maxSessions: 256, sessionIdleMs: 600_000, headerTimeoutMs: 10_000 } as const;
@@ -98,6 +101,8 @@ export interface MetricsOptions {
   readonly tokenFile: string | undefined;
   /** Listen off loopback without a token (--allow-remote): the network is trusted. */
   readonly allowRemote: boolean;
+  /** OAuth access tokens (--auth-issuer and its options). */
+  readonly auth: AuthOptions | undefined;
 }
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
@@ -127,6 +132,7 @@ const SERVE_OPTIONS = {
   'max-sessions': { type: 'string' },
   'session-idle-timeout': { type: 'string' },
   'header-timeout': { type: 'string' },
+  ...AUTH_OPTIONS,
   prometheus: { type: 'string' },
   'prometheus-token-file': { type: 'string' },
   'prometheus-ca': { type: 'string' },
@@ -144,6 +150,7 @@ const METRICS_OPTIONS = {
   'fs-types-exclude': { type: 'string' },
   'token-file': { type: 'string' },
   'allow-remote': { type: 'boolean' },
+  ...AUTH_OPTIONS,
 } as const;
 
 // parseArgs's own messages run to three sentences ("Unknown option '--foo'.
@@ -186,7 +193,7 @@ type HttpValues = {
   [K in 'http' | 'token-file' | 'tls-cert' | 'tls-key' | 'max-connections' | 'max-requests' | 'max-sessions' | 'session-idle-timeout' | 'header-timeout']?:
     | string
     | undefined;
-};
+} & Parameters<typeof parseAuth>[0];
 
 function parseHttp(values: HttpValues): HttpOptions | undefined {
   if (values.http === undefined) {
@@ -202,13 +209,16 @@ function parseHttp(values: HttpValues): HttpOptions | undefined {
     ] as const) {
       if (values[option] !== undefined) throw new UsageError(`option '--${option}' needs --http`);
     }
+    parseAuth(values, undefined, '--http');
     return undefined;
   }
   const cert = values['tls-cert'];
   const key = values['tls-key'];
   if ((cert === undefined) !== (key === undefined)) throw new UsageError('options --tls-cert and --tls-key go together');
+  const listen = parseListen(values.http);
   return {
-    ...parseListen(values.http),
+    ...listen,
+    auth: parseAuth(values, listen, '--http'),
     tokenFile: values['token-file'],
     tls: cert !== undefined && key !== undefined ? { cert, key } : undefined,
     maxConnections: parseWholeNumber(values['max-connections'], 'max-connections', HTTP_DEFAULTS.maxConnections, 65_536, 'connections'),
@@ -321,10 +331,12 @@ function parseMetrics(args: string[]): Command {
   for (const option of ['token-file', 'allow-remote'] as const) {
     if (values[option] !== undefined && values.listen === undefined) throw new UsageError(`option '--${option}' needs --listen`);
   }
+  const listen = values.listen === undefined ? undefined : parseListen(values.listen, 'listen');
   return {
     kind: 'metrics',
     options: {
-      listen: values.listen === undefined ? undefined : parseListen(values.listen, 'listen'),
+      listen,
+      auth: parseAuth(values, listen, '--listen'),
       timeout: parseWholeNumber(values.timeout, 'timeout', METRICS_TIMEOUT_MS, MAX_TIMEOUT_MS, 'milliseconds'),
       prefix,
       mountPointsExclude: parseRegex(values['mount-points-exclude'], 'mount-points-exclude', DEFAULT_MOUNT_POINTS_EXCLUDE),

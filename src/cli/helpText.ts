@@ -3,6 +3,7 @@
 
 import { LOG_LEVELS } from '../mcp/logging.js';
 import { DEFAULT_TIMEOUT_MS, DEFAULT_WALK_BUDGET_MS, MAX_TIMEOUT_MS } from '../probe/limits.js';
+import { DEFAULT_AUTH_SCOPE } from './authCommandLine.js';
 import { type CommandName, DEFAULT_MAX_MESSAGE_BYTES, HTTP_DEFAULTS, METRICS_TIMEOUT_MS, PROMETHEUS_TIMEOUT_MS } from './commandLine.js';
 
 /** The commands, each with its one-line summary, in the order --help lists them. */
@@ -52,6 +53,15 @@ Options:
   --token-file <path>   Require this bearer token (the file's first line) on every
                         HTTP request; needed off loopback. DISKPROBE_TOKEN may
                         give the token instead
+  --auth-issuer <url>   Require OAuth access tokens (JWTs) from this authorization
+                        server, exactly as its tokens' iss names it; repeat to
+                        trust several (the first is the one clients are shown)
+  --auth-audience <url> The URL tokens must be for (default: this server's own,
+                        http://<host>:<port>/mcp)
+  --auth-scope <scope>  A scope every token must grant; repeat for several
+                        (default ${DEFAULT_AUTH_SCOPE})
+  --auth-plain-jwt      Also accept access tokens typed JWT rather than at+jwt
+                        (Keycloak, Entra ID, Okta)
   --tls-cert <path>, --tls-key <path>
                         Serve HTTPS with this PEM certificate and key
   --max-connections <n> Connections open at once (default ${HTTP_DEFAULTS.maxConnections})
@@ -96,6 +106,15 @@ Options:
   --mount-points-exclude <regex>, --fs-types-exclude <regex>
                         Which mounts to leave out (node_exporter's defaults)
   --token-file <path>   Require this bearer token (or DISKPROBE_TOKEN) on every scrape
+  --auth-issuer <url>   Require OAuth access tokens (JWTs) from this authorization
+                        server, exactly as its tokens' iss names it; repeat to
+                        trust several (the first is the one clients are shown)
+  --auth-audience <url> The URL tokens must be for (default: this server's own,
+                        http://<host>:<port>/metrics)
+  --auth-scope <scope>  A scope every token must grant; repeat for several
+                        (default ${DEFAULT_AUTH_SCOPE})
+  --auth-plain-jwt      Also accept access tokens typed JWT rather than at+jwt
+                        (Keycloak, Entra ID, Okta)
   --allow-remote        Listen off loopback without a token
 ${OWN_OPTIONS}
 

@@ -4,9 +4,11 @@
 import { readFileSync } from 'node:fs';
 
 import { isLoopbackHost } from '../http/access.js';
+import type { ResourceServer } from '../http/auth/resourceServer.js';
 import { collectFilesystems } from '../metrics/filesystemMetrics.js';
 import { MetricsServer } from '../metrics/metricsServer.js';
 import type { MetricsOptions } from './commandLine.js';
+import { announce, protect, urlHost } from './oauth.js';
 import { packageVersion } from './packageVersion.js';
 import { stopSignal } from './stopSignals.js';
 
@@ -34,20 +36,22 @@ export async function serveMetrics(options: MetricsOptions & { readonly listen: 
     return 2;
   };
   let token: string | undefined;
+  let auth: ResourceServer | undefined;
   try {
     token = readToken(options);
+    if (options.auth !== undefined) auth = await protect(options.auth, token);
   } catch (error) {
     return fail((error as Error).message);
   }
   const { host, port } = options.listen;
   const loopback = isLoopbackHost(host);
-  if (!loopback && token === undefined && !options.allowRemote) {
+  if (!loopback && token === undefined && auth === undefined && !options.allowRemote) {
     return fail(
-      `--listen ${host}:${port} is not a loopback address: give --token-file <path> (or DISKPROBE_TOKEN) for Prometheus to send, or --allow-remote where the network is trusted`,
+      `--listen ${host}:${port} is not a loopback address: give --auth-issuer <url> (OAuth) or --token-file <path> (or DISKPROBE_TOKEN) for Prometheus to send, or --allow-remote where the network is trusted`,
     );
   }
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
-  const server = new MetricsServer({ host, port, access: { loopback, token }, timeoutMs: options.timeout, collect, log });
+  const server = new MetricsServer({ host, port, access: { loopback, token }, auth, timeoutMs: options.timeout, collect, log });
   let address: { address: string; port: number };
   try {
     address = await server.listen();
@@ -56,6 +60,7 @@ export async function serveMetrics(options: MetricsOptions & { readonly listen: 
   }
   const shown = address.address.includes(':') ? `[${address.address}]` : address.address;
   log(`diskprobe: serving metrics on http://${shown}:${address.port}/metrics${token ? ' (bearer token required)' : ''}`);
+  if (auth !== undefined) announce(auth, `http://${urlHost(host)}:${address.port}/metrics`, log);
   // At once if the signal came while starting; the signals stay handled to the end (stopSignals.ts).
   await stopSignal();
   await server.stop();

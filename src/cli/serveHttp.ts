@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 
 import { isLoopbackHost } from '../http/access.js';
+import type { ResourceServer } from '../http/auth/resourceServer.js';
 import { HttpTransport } from '../http/httpTransport.js';
 import type { OutgoingNotification } from '../jsonrpc/dispatcher.js';
 import type { RequestId } from '../jsonrpc/messages.js';
@@ -20,6 +21,7 @@ import type { Tool } from '../mcp/tools/tool.js';
 import { MODERN_VERSIONS } from '../mcp/versions.js';
 import type { HttpOptions, ServeOptions } from './commandLine.js';
 import { fleetTools } from './fleetTools.js';
+import { announce, protect, urlHost } from './oauth.js';
 import { packageVersion } from './packageVersion.js';
 import { stopSignal } from './stopSignals.js';
 
@@ -61,18 +63,20 @@ export async function serveHttp(options: ServeOptions, http: HttpOptions): Promi
   let token: string | undefined;
   let tls: { cert: Buffer; key: Buffer } | undefined;
   let tools: Tool[];
+  let auth: ResourceServer | undefined;
   try {
     roots = new RootPolicy(options.roots);
     tools = [...LOCAL_TOOLS, ...fleetTools(options.prometheus)];
     token = readToken(http);
     if (http.tls !== undefined) tls = { cert: readPem(http.tls.cert, '--tls-cert'), key: readPem(http.tls.key, '--tls-key') };
+    if (http.auth !== undefined) auth = await protect(http.auth, token);
   } catch (error) {
     return fail((error as Error).message);
   }
   const loopback = isLoopbackHost(http.host);
-  if (!loopback && token === undefined) {
+  if (!loopback && token === undefined && auth === undefined) {
     return fail(
-      `--http ${http.host}:${http.port} is not a loopback address: anyone who can reach it could ask your disks. Give --token-file <path> (or DISKPROBE_TOKEN), or listen on 127.0.0.1`,
+      `--http ${http.host}:${http.port} is not a loopback address: anyone who can reach it could ask your disks. Give --auth-issuer <url> (OAuth), or --token-file <path> (or DISKPROBE_TOKEN), or listen on 127.0.0.1`,
     );
   }
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -93,6 +97,7 @@ export async function serveHttp(options: ServeOptions, http: HttpOptions): Promi
     port: http.port,
     tls,
     access: { loopback, token },
+    auth,
     maxMessageBytes: options.maxMessageBytes,
     limits: { maxConnections: http.maxConnections, maxInFlight: http.maxRequests, headersTimeoutMs: http.headerTimeoutMs },
     sessions: { maxSessions: http.maxSessions, idleMs: http.sessionIdleMs },
@@ -119,7 +124,9 @@ export async function serveHttp(options: ServeOptions, http: HttpOptions): Promi
     return fail(`cannot listen on ${http.host}:${http.port}: ${(error as Error).message}`);
   }
   const shown = address.address.includes(':') ? `[${address.address}]` : address.address;
-  log(`diskprobe: serving MCP on ${tls ? 'https' : 'http'}://${shown}:${address.port}/mcp${token ? ' (bearer token required)' : ''}`);
+  const scheme = tls ? 'https' : 'http';
+  log(`diskprobe: serving MCP on ${scheme}://${shown}:${address.port}/mcp${token ? ' (bearer token required)' : ''}`);
+  if (auth !== undefined) announce(auth, `${scheme}://${urlHost(http.host)}:${address.port}/mcp`, log);
   // At once if the signal came while starting; the signals stay handled to the end (stopSignals.ts).
   await stopSignal();
   await transport.stop();

@@ -17,6 +17,8 @@ import { Dispatcher, type DispatcherHandlers } from '../jsonrpc/dispatcher.js';
 import { RpcError } from '../jsonrpc/errors.js';
 import { classify } from '../jsonrpc/messages.js';
 import { type AccessPolicy, checkAccess } from './access.js';
+import { serveMetadata } from './auth/protectedResource.js';
+import type { ResourceServer } from './auth/resourceServer.js';
 import { Exchange } from './exchange.js';
 import { modernStatus, refuse, transportError } from './httpErrors.js';
 import { LegacySessions, type OpenSession, type SessionLimits } from './legacySessions.js';
@@ -29,6 +31,8 @@ export interface HttpTransportOptions {
   /** PEM certificate and key: HTTPS instead of HTTP. */
   readonly tls?: { readonly cert: Buffer; readonly key: Buffer } | undefined;
   readonly access: AccessPolicy;
+  /** OAuth: every request to /mcp needs an access token it accepts; its metadata is served at the well-known URLs. */
+  readonly auth?: ResourceServer | undefined;
   /** Longest request body, in bytes (--max-message-bytes): 413 beyond it. */
   readonly maxMessageBytes: number;
   /** The shared server for 2026-07-28 requests: stateless, so one serves every client. */
@@ -115,7 +119,9 @@ export class HttpTransport {
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
-    const path = (req.url ?? '').split('?')[0];
+    const path = (req.url ?? '').split('?')[0]!;
+    const { auth } = this.options;
+    if (auth !== undefined && serveMetadata(req, res, path, ENDPOINT, () => auth.describe())) return;
     if (path !== ENDPOINT) {
       refuse(res, 404, transportError(`no MCP endpoint at ${path}: it is ${ENDPOINT}`));
       return;
@@ -125,21 +131,39 @@ export class HttpTransport {
       refuse(res, denied.status, transportError(denied.detail), null, denied.headers);
       return;
     }
+    if (auth === undefined) {
+      this.route(req, res, undefined);
+      return;
+    }
+    auth.authorize(req).then(
+      (verdict) => {
+        if (verdict.ok) this.route(req, res, verdict.principal);
+        else refuse(res, verdict.status, transportError(verdict.detail), null, verdict.headers);
+      },
+      (error: unknown) => {
+        this.options.log?.(`diskprobe: internal error while authorizing: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        refuse(res, 500, RpcError.internal());
+      },
+    );
+  }
+
+  /** A request that may be served, from `owner` (the token's principal; undefined without OAuth). */
+  private route(req: IncomingMessage, res: ServerResponse, owner: string | undefined): void {
     if (this.stopping) {
       refuse(res, 503, transportError('the server is shutting down'), null, { connection: 'close' });
       return;
     }
     switch (req.method) {
       case 'POST': {
-        this.admit(res, () => this.post(req, res));
+        this.admit(res, () => this.post(req, res, owner));
         return;
       }
       case 'GET': {
-        this.admit(res, () => this.get(req, res));
+        this.admit(res, () => this.get(req, res, owner));
         return;
       }
       case 'DELETE': {
-        this.delete(req, res);
+        this.delete(req, res, owner);
         return;
       }
       default: {
@@ -174,7 +198,7 @@ export class HttpTransport {
       });
   }
 
-  private async post(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async post(req: IncomingMessage, res: ServerResponse, owner: string | undefined): Promise<void> {
     const type = req.headers['content-type'] ?? '';
     if (!/^application\/json\s*(;|$)/i.test(type)) {
       refuse(res, 415, transportError(`Content-Type must be application/json, not ${type || 'absent'}`));
@@ -195,7 +219,7 @@ export class HttpTransport {
       return;
     }
     if (Array.isArray(value)) {
-      this.batchPost(req, res, value, text.length);
+      this.batchPost(req, res, value, text.length, owner);
       return;
     }
     const classified = classify(value);
@@ -210,7 +234,7 @@ export class HttpTransport {
       return;
     }
     if (typeof sessionId === 'string') {
-      this.sessionPost(req, res, sessionId, value, text.length, classified);
+      this.sessionPost(req, res, sessionId, owner, value, text.length, classified);
       return;
     }
     const version = req.headers['mcp-protocol-version'];
@@ -226,7 +250,7 @@ export class HttpTransport {
       return;
     }
     if (classified.kind === 'request' && classified.message.method === 'initialize') {
-      const session = this.sessions.create();
+      const session = this.sessions.create(owner);
       if (session === undefined) {
         refuse(res, 503, transportError('the most sessions this server keeps are open: end one (DELETE) or retry later'), classified.message.id, {
           'retry-after': '5',
@@ -269,11 +293,12 @@ export class HttpTransport {
     req: IncomingMessage,
     res: ServerResponse,
     sessionId: string,
+    owner: string | undefined,
     value: unknown,
     length: number,
     classified: ReturnType<typeof classify>,
   ): void {
-    const session = this.sessions.get(sessionId);
+    const session = this.sessions.get(sessionId, owner);
     const id = classified.kind === 'request' ? classified.message.id : null;
     if (session === undefined) {
       refuse(res, 404, transportError('no such session: it ended or never was; send initialize again, without Mcp-Session-Id'), id);
@@ -301,9 +326,9 @@ export class HttpTransport {
    * transport allowed them; 2025-06-18 removed them, and 2026-07-28 has
    * none). The batch's answers come back as one array, on this POST.
    */
-  private batchPost(req: IncomingMessage, res: ServerResponse, value: unknown[], length: number): void {
+  private batchPost(req: IncomingMessage, res: ServerResponse, value: unknown[], length: number, owner: string | undefined): void {
     const sessionId = req.headers['mcp-session-id'];
-    const session = typeof sessionId === 'string' ? this.sessions.get(sessionId) : undefined;
+    const session = typeof sessionId === 'string' ? this.sessions.get(sessionId, owner) : undefined;
     if (typeof sessionId === 'string' && session === undefined) {
       refuse(res, 404, transportError('no such session: it ended or never was; send initialize again, without Mcp-Session-Id'));
       return;
@@ -343,10 +368,10 @@ export class HttpTransport {
     return true;
   }
 
-  private get(req: IncomingMessage, res: ServerResponse): void {
+  private get(req: IncomingMessage, res: ServerResponse, owner: string | undefined): void {
     if (this.refusedWithoutSession(req, res, "GET opens a session's stream, and")) return;
     const sessionId = req.headers['mcp-session-id'] as string;
-    const session = this.sessions.get(sessionId);
+    const session = this.sessions.get(sessionId, owner);
     if (session === undefined) {
       refuse(res, 404, transportError('no such session: it ended or never was; send initialize again, without Mcp-Session-Id'));
       return;
@@ -361,10 +386,10 @@ export class HttpTransport {
     }
   }
 
-  private delete(req: IncomingMessage, res: ServerResponse): void {
+  private delete(req: IncomingMessage, res: ServerResponse, owner: string | undefined): void {
     if (this.refusedWithoutSession(req, res, 'DELETE ends a session, and')) return;
     const sessionId = req.headers['mcp-session-id'] as string;
-    if (!this.sessions.end(sessionId)) {
+    if (!this.sessions.end(sessionId, owner)) {
       refuse(res, 404, transportError('no such session: it ended or never was'));
       return;
     }

@@ -49,7 +49,16 @@ export class LegacySession {
   private stream: Exchange | undefined;
   private closed = false;
 
-  constructor(open: OpenSession) {
+  /**
+   * @param owner who opened it (the token's issuer and subject), or undefined
+   *   without authorization: only its owner may use it (2026-07-28
+   *   basic/authorization/security-considerations.mdx: a session id is never
+   *   authentication, and is bound to the user).
+   */
+  constructor(
+    open: OpenSession,
+    readonly owner: string | undefined,
+  ) {
     this.server = open(
       (notification, related) => this.route(notification, related),
       (id, reason) => this.dispatcher.cancel(id, reason),
@@ -167,21 +176,23 @@ export class LegacySessions {
     return this.sessions.size;
   }
 
-  get(id: string): LegacySession | undefined {
-    return this.sessions.get(id);
+  /** The session `id`, if `owner` opened it: another's session is as unknown as one that never was. */
+  get(id: string, owner: string | undefined): LegacySession | undefined {
+    const session = this.sessions.get(id);
+    return session?.owner === owner ? session : undefined;
   }
 
-  /** A new session, or undefined when the limit is reached even after ending the idle ones. */
-  create(): LegacySession | undefined {
+  /** A new session for `owner`, or undefined when the limit is reached even after ending the idle ones. */
+  create(owner: string | undefined): LegacySession | undefined {
     if (this.sessions.size >= this.limits.maxSessions) this.sweep();
     if (this.sessions.size >= this.limits.maxSessions) return undefined;
-    const session = new LegacySession(this.open);
+    const session = new LegacySession(this.open, owner);
     this.sessions.set(session.id, session);
     return session;
   }
 
-  end(id: string): boolean {
-    const session = this.sessions.get(id);
+  end(id: string, owner: string | undefined): boolean {
+    const session = this.get(id, owner);
     if (session === undefined) return false;
     this.sessions.delete(id);
     session.close();
@@ -195,13 +206,13 @@ export class LegacySessions {
 
   closeAll(): void {
     clearInterval(this.sweeper);
-    for (const id of [...this.sessions.keys()]) this.end(id);
+    for (const [id, session] of [...this.sessions]) this.end(id, session.owner);
   }
 
   private sweep(): void {
     const now = performance.now();
     for (const [id, session] of this.sessions) {
-      if (!session.busy && now - session.lastActive > this.limits.idleMs) this.end(id);
+      if (!session.busy && now - session.lastActive > this.limits.idleMs) this.end(id, session.owner);
     }
   }
 }

@@ -9,6 +9,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 
 import { type AccessPolicy, checkAccess } from '../http/access.js';
+import { serveMetadata } from '../http/auth/protectedResource.js';
+import type { ResourceServer } from '../http/auth/resourceServer.js';
 import { listenOn, stopAccepting } from '../http/listening.js';
 import { CONTENT_TYPES, type Family, negotiate, render } from './exposition.js';
 
@@ -19,6 +21,8 @@ export interface MetricsServerOptions {
   readonly host: string;
   readonly port: number;
   readonly access: AccessPolicy;
+  /** OAuth: a scrape needs an access token it accepts (Prometheus's `oauth2` scrape setting gets one). */
+  readonly auth?: ResourceServer | undefined;
   /** Milliseconds a scrape may take when Prometheus does not say (--timeout). */
   readonly timeoutMs: number;
   readonly collect: (budgetMs: number) => Promise<Family[]>;
@@ -61,10 +65,16 @@ export class MetricsServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '').split('?')[0];
+    const path = (req.url ?? '').split('?')[0]!;
+    const { auth } = this.options;
+    if (auth !== undefined && serveMetadata(req, res, path, '/metrics', () => auth.describe())) return;
     if (path !== '/metrics') return plain(res, 404, `Not found: the metrics are at /metrics\n`);
     const denied = checkAccess(req, this.options.access);
     if (denied !== undefined) return plain(res, denied.status, `${denied.detail}\n`, denied.headers);
+    if (auth !== undefined) {
+      const verdict = await auth.authorize(req);
+      if (!verdict.ok) return plain(res, verdict.status, `${verdict.detail}\n`, verdict.headers);
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, `${req.method} is not served: GET /metrics\n`, { allow: 'GET, HEAD' });
     if (this.scraping >= MAX_SCRAPES)
       return plain(res, 503, `${this.scraping} scrapes are in progress, the most answered at once: retry shortly\n`, { 'retry-after': '1' });

@@ -1,0 +1,190 @@
+// diskprobe as an OAuth 2.1 resource server (2026-07-28
+// basic/authorization/index.mdx, "Token Handling"): every request to a
+// protected endpoint carries a bearer token in its Authorization header, and
+// the token is a JWT access token (RFC 9068) from a trusted issuer, signed
+// with one of that issuer's published keys, for this server (its audience,
+// RFC 8707), in date, and granting the scopes asked. Whatever fails is
+// refused: 401 for no or a bad token, 403 for too few scopes, 400 for a token
+// in the query string, 503 when the issuer's keys cannot be had. The token
+// goes nowhere else: it is verified here and dropped.
+//
+// jose is loaded when a resource server is made, not when the command
+// starts: the other commands never pay for it.
+import type { IncomingMessage } from 'node:http';
+
+import type { JWTPayload } from 'jose';
+
+import { IssuerKeys, KEY_FETCH_POLICY, type KeyFetchPolicy, KeysUnavailable } from './issuerKeys.js';
+import { challenge, metadataUrlOf, type ProtectedResource } from './protectedResource.js';
+import { grantedScopes, missingScopes } from './scopes.js';
+
+type Jose = typeof import('jose');
+
+/**
+ * Signature algorithms accepted: public-key ones only. `none` and the HMAC
+ * family are absent, so neither an unsigned token nor one "signed" with a
+ * public key used as an HMAC secret ever verifies.
+ */
+export const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const;
+
+/** Seconds of clock skew allowed on exp, nbf and iat. */
+export const CLOCK_LEEWAY_SECONDS = 30;
+
+export interface ResourceServerOptions {
+  /** The issuers trusted, each exactly as its tokens' `iss` and its metadata's `issuer` write it. */
+  readonly issuers: readonly string[];
+  /** The scopes every request needs. */
+  readonly scopes: readonly string[];
+  /** Also accept JWTs typed `JWT` or untyped, as Keycloak, Entra ID and Okta issue access tokens (RFC 9068 asks for `at+jwt`). */
+  readonly plainJwt: boolean;
+  readonly keyPolicy?: KeyFetchPolicy;
+}
+
+/** Who a verified token speaks for: the issuer and its subject (or client). A 2025-era session stays with it. */
+export interface Authorized {
+  readonly ok: true;
+  readonly principal: string;
+}
+
+export interface Refused {
+  readonly ok: false;
+  readonly status: 400 | 401 | 403 | 503;
+  readonly detail: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+function errorCode(error: unknown): string {
+  return (error as { code?: string }).code ?? '';
+}
+
+export class ResourceServer {
+  private readonly keys: Map<string, IssuerKeys>;
+  /** This server's identifier, the audience its tokens must name: set at start, or once the port is known. */
+  private resource: string | undefined;
+
+  private constructor(
+    private readonly jose: Jose,
+    private readonly options: ResourceServerOptions,
+    resource: string | undefined,
+  ) {
+    this.keys = new Map(options.issuers.map((issuer) => [issuer, new IssuerKeys(issuer, jose, options.keyPolicy ?? KEY_FETCH_POLICY)]));
+    this.resource = resource;
+  }
+
+  /** A resource server for `resource` (undefined: call `identify` once the address is known). */
+  static async create(options: ResourceServerOptions, resource: string | undefined): Promise<ResourceServer> {
+    return new ResourceServer(await import('jose'), options, resource);
+  }
+
+  /** Names this server, when the audience is its own address (known only once it listens). */
+  identify(resource: string): void {
+    this.resource ??= resource;
+  }
+
+  /** What the well-known metadata document says (RFC 9728 §2). */
+  describe(): ProtectedResource | undefined {
+    if (this.resource === undefined) return undefined;
+    return {
+      resource: this.resource,
+      authorization_servers: [...this.options.issuers],
+      scopes_supported: [...this.options.scopes],
+      bearer_methods_supported: ['header'],
+      resource_name: 'diskprobe',
+    };
+  }
+
+  /** Fetches every issuer's keys; resolves with a line per issuer that failed, for the log. */
+  async warm(): Promise<string[]> {
+    const failures = await Promise.all([...this.keys.values()].map((keys) => keys.warm()));
+    return failures.filter((failure): failure is string => failure !== undefined);
+  }
+
+  /** Key sets fetched so far, over all issuers. */
+  get keyFetches(): number {
+    return [...this.keys.values()].reduce((sum, keys) => sum + keys.fetches, 0);
+  }
+
+  /** Whether `req` may be served, and for whom. */
+  async authorize(req: IncomingMessage): Promise<Authorized | Refused> {
+    const resource = this.resource;
+    if (resource === undefined) return { ok: false, status: 503, detail: 'the server is starting', headers: { 'retry-after': '1' } };
+    const refuse = (status: Refused['status'], error: string | undefined, detail: string, headers: Record<string, string> = {}): Refused => ({
+      ok: false,
+      status,
+      detail,
+      headers: { 'www-authenticate': challenge({ error, detail, scopes: this.options.scopes, metadataUrl: metadataUrlOf(resource) }), ...headers },
+    });
+    // 2026-07-28 basic/authorization/index.mdx, "Access Token Usage" 2: never in the query string.
+    const query = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
+    if (query.has('access_token')) {
+      return refuse(400, 'invalid_request', 'an access token may not travel in the URL (logs and proxies keep URLs): send it as Authorization: Bearer <token>');
+    }
+    const header = req.headers.authorization;
+    if (header === undefined) return refuse(401, undefined, 'this server needs an access token: Authorization: Bearer <token>');
+    const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
+    if (match === null) return refuse(401, 'invalid_token', 'the Authorization header is not "Bearer <token>"');
+    const token = match[1]!;
+    const verdict = await this.verify(token, resource);
+    if (typeof verdict === 'string') return refuse(401, 'invalid_token', verdict);
+    if (verdict instanceof KeysUnavailable) {
+      return { ok: false, status: 503, detail: `${verdict.message}; retry later`, headers: { 'retry-after': String(verdict.retryAfterSeconds) } };
+    }
+    const missing = missingScopes(grantedScopes(verdict), this.options.scopes);
+    if (missing.length > 0) return refuse(403, 'insufficient_scope', `the token does not grant ${missing.join(' ')}`);
+    const who = verdict.sub ?? (typeof verdict.client_id === 'string' ? verdict.client_id : '');
+    return { ok: true, principal: `${verdict.iss} ${who}` };
+  }
+
+  /** The token's claims, or why it is refused (a string), or KeysUnavailable. */
+  private async verify(token: string, resource: string): Promise<JWTPayload | string | KeysUnavailable> {
+    const { jose } = this;
+    let header: ReturnType<Jose['decodeProtectedHeader']>;
+    let unverified: JWTPayload;
+    try {
+      header = jose.decodeProtectedHeader(token);
+      unverified = jose.decodeJwt(token);
+    } catch {
+      return 'the token is not a JWT: this server verifies JWT access tokens (RFC 9068) and does not introspect opaque ones';
+    }
+    if (typeof header.alg !== 'string' || !(ALGORITHMS as readonly string[]).includes(header.alg)) {
+      return `the token's alg ${JSON.stringify(header.alg)} is not accepted: only public-key signatures (${ALGORITHMS.join(', ')})`;
+    }
+    const typ = (header.typ ?? '').toLowerCase().replace(/^application\//, '');
+    if (typ !== 'at+jwt' && !(this.options.plainJwt && (typ === '' || typ === 'jwt'))) {
+      return `the token's typ is ${JSON.stringify(header.typ ?? null)}, not at+jwt: it is not an access token (RFC 9068, section 4)${this.options.plainJwt ? '' : '; if your identity provider types access tokens as JWT, start the server with --auth-plain-jwt'}`;
+    }
+    const keys = typeof unverified.iss === 'string' ? this.keys.get(unverified.iss) : undefined;
+    if (keys === undefined) return `the token's issuer ${JSON.stringify(unverified.iss ?? null)} is not one this server trusts (--auth-issuer)`;
+    try {
+      const { payload } = await jose.jwtVerify(token, keys.resolve, {
+        issuer: keys.issuer,
+        audience: resource,
+        algorithms: [...ALGORITHMS],
+        clockTolerance: CLOCK_LEEWAY_SECONDS,
+        requiredClaims: ['exp'],
+      });
+      return payload;
+    } catch (error) {
+      if (error instanceof KeysUnavailable) return error;
+      return this.whyRefused(error, header.kid, resource);
+    }
+  }
+
+  private whyRefused(error: unknown, kid: string | undefined, resource: string): string {
+    const { claim } = error as { claim?: string };
+    switch (errorCode(error)) {
+      case 'ERR_JWT_EXPIRED':
+        return 'the token has expired';
+      case 'ERR_JWKS_NO_MATCHING_KEY':
+        return `the issuer publishes no key ${JSON.stringify(kid ?? null)} for the token's alg`;
+      case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
+        return 'the token signature does not verify';
+      case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
+        if (claim === 'aud') return `the token is not for this server: its audience must include ${resource}`;
+        if (claim === 'nbf') return 'the token is not valid yet (nbf)';
+        return `the token's ${claim ?? 'claims'} claim is not valid: ${(error as Error).message}`;
+      default:
+        return `the token is not valid: ${(error as Error).message}`;
+    }
+  }
+}
