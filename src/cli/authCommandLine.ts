@@ -16,6 +16,8 @@ export interface AuthOptions {
   readonly scopes: readonly string[];
   /** Also accept access tokens typed JWT (--auth-plain-jwt). */
   readonly plainJwt: boolean;
+  /** A JSON file with this server's client_id and client_secret: introspect opaque tokens (--auth-introspection). */
+  readonly introspectionFile: string | undefined;
 }
 
 export const AUTH_OPTIONS = {
@@ -23,6 +25,7 @@ export const AUTH_OPTIONS = {
   'auth-audience': { type: 'string' },
   'auth-scope': { type: 'string', multiple: true },
   'auth-plain-jwt': { type: 'boolean' },
+  'auth-introspection': { type: 'string' },
 } as const;
 
 export const DEFAULT_AUTH_SCOPE = 'diskprobe:read';
@@ -32,8 +35,19 @@ type AuthValues = {
   readonly 'auth-audience'?: string | undefined;
   readonly 'auth-scope'?: string[] | undefined;
   readonly 'auth-plain-jwt'?: boolean | undefined;
+  readonly 'auth-introspection'?: string | undefined;
   readonly 'token-file'?: string | undefined;
 };
+
+/** Whether a host to listen on is the wildcard address, however spelled (0, 0.0.0.0, ::, [0:0::0]): it names no host. */
+function isWildcard(host: string): boolean {
+  try {
+    const name = new URL(`http://${host.includes(':') ? `[${host}]` : host}`).hostname;
+    return name === '0.0.0.0' || name === '[::]';
+  } catch {
+    return false;
+  }
+}
 
 function parseUrl(text: string, option: string, example: string): URL {
   let url: URL;
@@ -57,7 +71,7 @@ function parseUrl(text: string, option: string, example: string): URL {
 export function parseAuth(values: AuthValues, listen: { readonly host: string } | undefined, flag: string): AuthOptions | undefined {
   const issuers = values['auth-issuer'] ?? [];
   if (issuers.length === 0) {
-    for (const option of ['auth-audience', 'auth-scope', 'auth-plain-jwt'] as const) {
+    for (const option of ['auth-audience', 'auth-scope', 'auth-plain-jwt', 'auth-introspection'] as const) {
       if (values[option] !== undefined) throw new UsageError(`option '--${option}' needs --auth-issuer <url>`);
     }
     return undefined;
@@ -73,7 +87,7 @@ export function parseAuth(values: AuthValues, listen: { readonly host: string } 
   }
   const audience = values['auth-audience'];
   if (audience !== undefined) parseUrl(audience, 'auth-audience', 'https://disks.example.com/mcp');
-  else if (listen.host === '0.0.0.0' || listen.host === '::') {
+  else if (isWildcard(listen.host)) {
     throw new UsageError(
       `${flag} ${listen.host} has no name clients use: give --auth-audience with the URL they connect to, such as https://disks.example.com:8080${flag === '--http' ? '/mcp' : '/metrics'}`,
     );
@@ -84,5 +98,11 @@ export function parseAuth(values: AuthValues, listen: { readonly host: string } 
     // 2026-07-28 basic/authorization/index.mdx, "Refresh Tokens": offline_access is the client's to ask for, never the resource's.
     if (scope === 'offline_access') throw new UsageError("option '--auth-scope': offline_access is not a resource's scope (clients ask for it themselves)");
   }
-  return { issuers: [...new Set(issuers)], audience, scopes: [...new Set(scopes)], plainJwt: values['auth-plain-jwt'] === true };
+  const unique = [...new Set(issuers)];
+  const introspectionFile = values['auth-introspection'];
+  if (introspectionFile !== undefined && unique.length !== 1) {
+    // An opaque token does not say whose it is: it would be sent to every issuer, each learning the others' tokens.
+    throw new UsageError(`option '--auth-introspection' needs exactly one --auth-issuer, not ${unique.length}: opaque tokens do not say which issued them`);
+  }
+  return { issuers: unique, audience, scopes: [...new Set(scopes)], plainJwt: values['auth-plain-jwt'] === true, introspectionFile };
 }

@@ -62,6 +62,9 @@ Options:
                         (default ${DEFAULT_AUTH_SCOPE})
   --auth-plain-jwt      Also accept access tokens typed JWT rather than at+jwt
                         (Keycloak, Entra ID, Okta)
+  --auth-introspection <file>
+                        Introspect opaque tokens at the issuer (RFC 7662), as the
+                        client in this JSON file: {"client_id", "client_secret"}
   --tls-cert <path>, --tls-key <path>
                         Serve HTTPS with this PEM certificate and key
   --max-connections <n> Connections open at once (default ${HTTP_DEFAULTS.maxConnections})
@@ -115,6 +118,9 @@ Options:
                         (default ${DEFAULT_AUTH_SCOPE})
   --auth-plain-jwt      Also accept access tokens typed JWT rather than at+jwt
                         (Keycloak, Entra ID, Okta)
+  --auth-introspection <file>
+                        Introspect opaque tokens at the issuer (RFC 7662), as the
+                        client in this JSON file: {"client_id", "client_secret"}
   --allow-remote        Listen off loopback without a token
 ${OWN_OPTIONS}
 

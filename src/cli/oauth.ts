@@ -1,6 +1,9 @@
 // OAuth for `serve --http` and `metrics --listen`, at start: the resource
 // server made from the command line, named once the server listens, and
 // the issuers' keys fetched so that the first request need not wait.
+import { readFileSync } from 'node:fs';
+
+import type { IntrospectionClient } from '../http/auth/introspection.js';
 import { ResourceServer } from '../http/auth/resourceServer.js';
 import type { AuthOptions } from './authCommandLine.js';
 
@@ -9,7 +12,23 @@ export async function protect(options: AuthOptions, token: string | undefined): 
   if (token !== undefined) {
     throw new Error('DISKPROBE_TOKEN is set, and --auth-issuer asks for OAuth tokens: use one or the other (unset DISKPROBE_TOKEN)');
   }
-  return ResourceServer.create({ issuers: options.issuers, scopes: options.scopes, plainJwt: options.plainJwt }, options.audience);
+  const introspection = options.introspectionFile === undefined ? undefined : readClient(options.introspectionFile);
+  return ResourceServer.create({ issuers: options.issuers, scopes: options.scopes, plainJwt: options.plainJwt, introspection }, options.audience);
+}
+
+/** --auth-introspection's file: {"client_id": "…", "client_secret": "…"}, this server's credentials at the issuer. */
+function readClient(path: string): IntrospectionClient {
+  let value: { client_id?: unknown; client_secret?: unknown };
+  try {
+    value = JSON.parse(readFileSync(path, 'utf8')) as typeof value;
+  } catch (error) {
+    const why = error instanceof SyntaxError ? `it is not JSON (${error.message})` : ((error as NodeJS.ErrnoException).code ?? (error as Error).message);
+    throw new Error(`cannot read --auth-introspection ${path}: ${why}`);
+  }
+  if (typeof value?.client_id !== 'string' || typeof value.client_secret !== 'string' || value.client_id === '' || value.client_secret === '') {
+    throw new Error(`--auth-introspection ${path} needs {"client_id": "…", "client_secret": "…"}: this server's own credentials at the issuer`);
+  }
+  return { clientId: value.client_id, clientSecret: value.client_secret };
 }
 
 /** A host as it appears in a URL: IPv6 in brackets. */

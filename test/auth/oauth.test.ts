@@ -9,6 +9,7 @@
 // where the authorization server would not issue them.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { Client as ClientV2, ClientCredentialsProvider as ProviderV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
@@ -18,8 +19,8 @@ import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextproto
 import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { type AuthServer, CLIENTS, startAuthServer } from '../helpers/authServer.js';
-import { projectRoot } from '../helpers/system.js';
+import { type AuthServer, CLIENTS, RESOURCE_SERVER, startAuthServer } from '../helpers/authServer.js';
+import { projectRoot, tempDir } from '../helpers/system.js';
 
 interface Running {
   readonly child: ChildProcess;
@@ -380,6 +381,53 @@ describe('the authorization server changes or fails', () => {
       expect((await listTools(server.url, token)).status).toBe(200);
     } finally {
       await own.stop();
+    }
+  });
+});
+
+describe('opaque tokens, introspected (RFC 7662, --auth-introspection)', () => {
+  it('are accepted when active and for this server, asked once a minute per token, and refused otherwise', async () => {
+    const opaque = await startAuthServer({ accessTokenFormat: 'opaque' });
+    try {
+      const file = join(tempDir('diskprobe-introspection-'), 'client.json');
+      writeFileSync(file, JSON.stringify({ client_id: RESOURCE_SERVER.id, client_secret: RESOURCE_SERVER.secret }));
+      const server = await serveMcp(opaque.issuer, '--auth-introspection', file);
+      const token = await opaque.token({ resource: server.url, scope: 'diskprobe:read' });
+      expect(token.split('.')).toHaveLength(1);
+      const before = opaque.introspections;
+      for (let i = 0; i < 5; i++) expect((await listTools(server.url, token)).status).toBe(200);
+      expect(opaque.introspections - before).toBe(1);
+      const elsewhere = await opaque.token({ resource: 'https://other.example/mcp', scope: 'diskprobe:read' });
+      const wrong = await listTools(server.url, elsewhere);
+      expect(wrong.status).toBe(401);
+      expect(challengeOf(wrong).error_description).toMatch(/not for this server/);
+      const narrow = await listTools(server.url, await opaque.token({ resource: server.url, scope: 'other:scope' }));
+      expect(narrow.status).toBe(403);
+      const made = await listTools(server.url, randomUUID());
+      expect(made.status).toBe(401);
+      expect(challengeOf(made).error_description).toMatch(/not active/);
+      // JWTs are still verified locally, never sent to the issuer.
+      const calls = opaque.introspections;
+      expect((await listTools(server.url, await forge(server.url))).status).toBe(401);
+      expect(opaque.introspections).toBe(calls);
+    } finally {
+      await opaque.stop();
+    }
+  });
+
+  it('wrong credentials for the resource server are a 503 that says so, never an acceptance', async () => {
+    const opaque = await startAuthServer({ accessTokenFormat: 'opaque' });
+    try {
+      const file = join(tempDir('diskprobe-introspection-'), 'client.json');
+      writeFileSync(file, JSON.stringify({ client_id: RESOURCE_SERVER.id, client_secret: 'wrong-secret-0123456789' }));
+      const server = await serveMcp(opaque.issuer, '--auth-introspection', file);
+      const response = await listTools(server.url, await opaque.token({ resource: server.url, scope: 'diskprobe:read' }));
+      expect(response.status).toBe(503);
+      expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(
+        /refused this server's introspection credentials.*--auth-introspection/,
+      );
+    } finally {
+      await opaque.stop();
     }
   });
 });

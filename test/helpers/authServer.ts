@@ -18,6 +18,8 @@ export interface AuthServer {
   readonly jwksFetches: number;
   /** How many discovery documents (/.well-known/openid-configuration or oauth-authorization-server) were fetched. */
   readonly discoveryFetches: number;
+  /** How many times the introspection endpoint was called. */
+  readonly introspections: number;
   /** The current private signing key as a JWK (EC P-256, alg ES256, with kid), so tests can forge tokens with the issuer's real key. */
   readonly privateJwk: JWK;
   /** A client-credentials access token (JWT, RFC 9068, typ at+jwt) for `resource` with `scope` (space-separated), obtained over HTTP from the token endpoint, as a client would. */
@@ -33,6 +35,12 @@ export const CLIENTS: { readonly id: string; readonly secret: string }[] = [
   { id: 'disk-agent', secret: 'disk-agent-secret-0123456789abcdef' },
   { id: 'other-agent', secret: 'other-agent-secret-0123456789abcdef' },
 ];
+
+/** The resource server's own client, for token introspection (--auth-introspection). */
+export const RESOURCE_SERVER = { id: 'diskprobe-rs', secret: 'diskprobe-rs-secret-0123456789abcdef' } as const;
+
+/** oidc-provider's introspection endpoint. */
+const INTROSPECTION_PATH = '/token/introspection';
 
 /** Every scope a resource server here grants (and every client may ask for). */
 export const SCOPES = ['diskprobe:read', 'diskprobe:metrics', 'diskprobe', 'other:scope'] as const;
@@ -138,19 +146,20 @@ function knownResource(resource: string): boolean {
  * `accessTokenTtl` seconds (300 by default). The caller must stop() it, even
  * when a test fails.
  */
-export async function startAuthServer(options: { port?: number; accessTokenTtl?: number } = {}): Promise<AuthServer> {
+export async function startAuthServer(options: { port?: number; accessTokenTtl?: number; accessTokenFormat?: 'jwt' | 'opaque' } = {}): Promise<AuthServer> {
   const { default: Provider, errors } = await loadOidcProvider();
   const port = options.port ?? (await freePort());
   const issuer = `http://127.0.0.1:${port}`;
   const ttl = options.accessTokenTtl ?? 300;
   let jwksFetches = 0;
   let discoveryFetches = 0;
+  let introspections = 0;
   let privateJwk = await newSigningKey();
   let server: Server | undefined;
 
   const configuration = (key: JWK): object => ({
     adapter: MemoryAdapter,
-    clients: CLIENTS.map(({ id, secret }) => ({
+    clients: [...CLIENTS, RESOURCE_SERVER].map(({ id, secret }) => ({
       client_id: id,
       client_secret: secret,
       grant_types: ['client_credentials'],
@@ -180,6 +189,8 @@ export async function startAuthServer(options: { port?: number; accessTokenTtl?:
       // Its default page warns on the console at start; no flow here needs it.
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
+      // RFC 7662, for opaque tokens; oidc-provider introspects only those, not JWTs.
+      introspection: { enabled: true },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => undefined,
@@ -190,7 +201,7 @@ export async function startAuthServer(options: { port?: number; accessTokenTtl?:
             scope: SCOPES.join(' '),
             audience: resourceIndicator,
             accessTokenTTL: ttl,
-            accessTokenFormat: 'jwt',
+            accessTokenFormat: options.accessTokenFormat ?? 'jwt',
             jwt: { sign: { alg: 'ES256' } },
           };
         },
@@ -205,6 +216,7 @@ export async function startAuthServer(options: { port?: number; accessTokenTtl?:
       if (req.headers[OWN_REQUEST] === undefined) {
         if (path === JWKS_PATH) jwksFetches += 1;
         if (DISCOVERY_PATHS.has(path)) discoveryFetches += 1;
+        if (path === INTROSPECTION_PATH) introspections += 1;
       }
       void handle(req, res);
     });
@@ -251,6 +263,9 @@ export async function startAuthServer(options: { port?: number; accessTokenTtl?:
     },
     get discoveryFetches() {
       return discoveryFetches;
+    },
+    get introspections() {
+      return introspections;
     },
     get privateJwk() {
       return privateJwk;

@@ -13,11 +13,11 @@
 // - a failed fetch keeps the keys held (stale-if-error), and is tried again
 //   after RETRY at the soonest: a server that is down is not asked on every
 //   request, and requests do not each wait out its timeout;
-// - with no keys held, a failure is KeysUnavailable (503 with Retry-After),
+// - with no keys held, a failure is IssuerUnavailable (503 with Retry-After),
 //   never a hang and never an acceptance.
 import type { FlattenedJWSInput, JSONWebKeySet, JWSHeaderParameters } from 'jose';
 
-import { isLoopbackHost } from '../access.js';
+import { type AuthorizationServerMetadata, discoverMetadata, fetchJson, IssuerUnavailable, isSecureEnough, reason } from './issuerMetadata.js';
 
 type Jose = typeof import('jose');
 type KeyResolver = ReturnType<Jose['createLocalJWKSet']>;
@@ -36,78 +36,12 @@ export interface KeyFetchPolicy {
 
 export const KEY_FETCH_POLICY: KeyFetchPolicy = { timeoutMs: 5_000, cooldownMs: 10_000, maxAgeMs: 10 * 60_000, retryMs: 5_000 };
 
-/** Metadata and key sets are small; a larger answer is not one. */
-const MAX_DOCUMENT_BYTES = 1 << 20;
-
-/** The issuer's keys cannot be had, and none are held: answer 503, and say when to retry. */
-export class KeysUnavailable extends Error {
-  constructor(
-    message: string,
-    readonly retryAfterSeconds: number,
-  ) {
-    super(message);
-    this.name = 'KeysUnavailable';
-  }
-}
-
-/** Where an issuer's metadata may be, in the spec's order: RFC 8414 first, then OpenID Connect, path inserted before appended. */
-export function metadataUrls(issuer: string): URL[] {
-  const url = new URL(issuer);
-  const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '');
-  const at = (suffix: string): URL => new URL(suffix, url.origin);
-  if (path === '') return [at('/.well-known/oauth-authorization-server'), at('/.well-known/openid-configuration')];
-  return [at(`/.well-known/oauth-authorization-server${path}`), at(`/.well-known/openid-configuration${path}`), at(`${path}/.well-known/openid-configuration`)];
-}
-
-/** Whether a URL may carry keys: https, or http to loopback (a server on this machine). */
-export function isSecureEnough(url: URL): boolean {
-  return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname));
-}
-
-function reason(error: unknown): string {
-  if (error instanceof DOMException && error.name === 'TimeoutError') return 'no answer in time';
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  if (cause?.code !== undefined) return cause.code;
-  return (error as Error).message ?? String(error);
-}
-
-async function fetchJson(url: URL, signal: AbortSignal): Promise<{ status: number; body: unknown }> {
-  // No redirects: an issuer's documents are where discovery says, and nothing is sent along.
-  const response = await fetch(url, { signal, redirect: 'error', headers: { accept: 'application/json' } });
-  if (!response.ok) {
-    await response.body?.cancel();
-    return { status: response.status, body: undefined };
-  }
-  const declared = Number(response.headers.get('content-length'));
-  if (declared > MAX_DOCUMENT_BYTES) throw new Error(`${url} is ${declared} bytes, more than a key set or metadata document can be`);
-  const text = await response.text();
-  if (text.length > MAX_DOCUMENT_BYTES) throw new Error(`${url} is more than ${MAX_DOCUMENT_BYTES} bytes`);
-  try {
-    return { status: response.status, body: JSON.parse(text) };
-  } catch {
-    throw new Error(`${url} is not JSON`);
-  }
-}
-
-/** The issuer's jwks_uri, from the first metadata document that answers and names this issuer exactly (RFC 8414 §3.3). */
-async function discoverJwksUri(issuer: string, signal: AbortSignal): Promise<URL> {
-  const tried: string[] = [];
-  for (const url of metadataUrls(issuer)) {
-    const { status, body } = await fetchJson(url, signal);
-    if (body === undefined) {
-      tried.push(`${url} (${status})`);
-      continue;
-    }
-    const metadata = body as { issuer?: unknown; jwks_uri?: unknown };
-    if (metadata.issuer !== issuer) {
-      throw new Error(`${url} names the issuer ${JSON.stringify(metadata.issuer)}, not ${issuer}: give --auth-issuer exactly as the server writes it`);
-    }
-    if (typeof metadata.jwks_uri !== 'string') throw new Error(`${url} has no jwks_uri: the server publishes no keys to verify JWTs with`);
-    const jwksUri = new URL(metadata.jwks_uri);
-    if (!isSecureEnough(jwksUri)) throw new Error(`its jwks_uri ${jwksUri} is not https`);
-    return jwksUri;
-  }
-  throw new Error(`no metadata at ${tried.join(', ')}`);
+/** The metadata's jwks_uri, checked. */
+function jwksUriOf(metadata: AuthorizationServerMetadata): URL {
+  if (typeof metadata.jwks_uri !== 'string') throw new Error(`${metadata.issuer} publishes no jwks_uri: no keys to verify JWTs with`);
+  const jwksUri = new URL(metadata.jwks_uri);
+  if (!isSecureEnough(jwksUri)) throw new Error(`its jwks_uri ${jwksUri} is not https`);
+  return jwksUri;
 }
 
 export class IssuerKeys {
@@ -148,13 +82,15 @@ export class IssuerKeys {
       return await this.keys!(header, token);
     } catch (error) {
       // A kid the set lacks may be a new key: look again, once per cooldown.
-      if ((error as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY' || started - this.attemptedAt < this.policy.cooldownMs) throw error;
+      // A refresh under way (another request's new kid) is joined rather than refused.
+      if ((error as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY') throw error;
+      if (this.refreshing === undefined && started - this.attemptedAt < this.policy.cooldownMs) throw error;
       await this.refresh();
       return await this.keys!(header, token);
     }
   };
 
-  /** One refresh at a time; when it fails, the keys held stay, and with none held it throws KeysUnavailable. */
+  /** One refresh at a time; when it fails, the keys held stay, and with none held it throws IssuerUnavailable. */
   private async refresh(): Promise<void> {
     this.refreshing ??= this.fetchKeys().finally(() => {
       this.refreshing = undefined;
@@ -166,16 +102,16 @@ export class IssuerKeys {
     }
   }
 
-  private unavailable(): KeysUnavailable {
+  private unavailable(): IssuerUnavailable {
     const wait = Math.max(1, Math.ceil((this.attemptedAt + this.policy.retryMs - this.now()) / 1000));
-    return new KeysUnavailable(`cannot fetch the signing keys of ${this.issuer}: ${this.lastFailure}`, wait);
+    return new IssuerUnavailable(`cannot fetch the signing keys of ${this.issuer}: ${this.lastFailure}`, wait);
   }
 
   private async fetchKeys(): Promise<void> {
     this.attemptedAt = this.now();
     const signal = AbortSignal.timeout(this.policy.timeoutMs);
     try {
-      this.jwksUri ??= await discoverJwksUri(this.issuer, signal);
+      this.jwksUri ??= jwksUriOf(await discoverMetadata(this.issuer, signal));
       const { status, body } = await fetchJson(this.jwksUri, signal);
       if (body === undefined) throw new Error(`${this.jwksUri} answered ${status}`);
       this.keys = this.jose.createLocalJWKSet(body as JSONWebKeySet);
@@ -184,6 +120,9 @@ export class IssuerKeys {
     } catch (error) {
       this.lastFailure = reason(error);
       throw error;
+    } finally {
+      // The cooldown and the retry delay count from when the attempt ended: a fetch that timed out is not tried again at once.
+      this.attemptedAt = this.now();
     }
   }
 }

@@ -14,7 +14,9 @@ import type { IncomingMessage } from 'node:http';
 
 import type { JWTPayload } from 'jose';
 
-import { IssuerKeys, KEY_FETCH_POLICY, type KeyFetchPolicy, KeysUnavailable } from './issuerKeys.js';
+import { type IntrospectionClient, Introspector } from './introspection.js';
+import { IssuerKeys, KEY_FETCH_POLICY, type KeyFetchPolicy } from './issuerKeys.js';
+import { IssuerUnavailable } from './issuerMetadata.js';
 import { challenge, metadataUrlOf, type ProtectedResource } from './protectedResource.js';
 import { grantedScopes, missingScopes } from './scopes.js';
 
@@ -37,6 +39,8 @@ export interface ResourceServerOptions {
   readonly scopes: readonly string[];
   /** Also accept JWTs typed `JWT` or untyped, as Keycloak, Entra ID and Okta issue access tokens (RFC 9068 asks for `at+jwt`). */
   readonly plainJwt: boolean;
+  /** Opaque tokens are introspected at the (one) issuer with these credentials (RFC 7662); undefined: only JWTs are taken. */
+  readonly introspection?: IntrospectionClient | undefined;
   readonly keyPolicy?: KeyFetchPolicy;
 }
 
@@ -59,6 +63,7 @@ function errorCode(error: unknown): string {
 
 export class ResourceServer {
   private readonly keys: Map<string, IssuerKeys>;
+  private readonly introspector: Introspector | undefined;
   /** This server's identifier, the audience its tokens must name: set at start, or once the port is known. */
   private resource: string | undefined;
 
@@ -67,7 +72,11 @@ export class ResourceServer {
     private readonly options: ResourceServerOptions,
     resource: string | undefined,
   ) {
-    this.keys = new Map(options.issuers.map((issuer) => [issuer, new IssuerKeys(issuer, jose, options.keyPolicy ?? KEY_FETCH_POLICY)]));
+    const policy = options.keyPolicy ?? KEY_FETCH_POLICY;
+    this.keys = new Map(options.issuers.map((issuer) => [issuer, new IssuerKeys(issuer, jose, policy)]));
+    // With several issuers an opaque token says nothing of whose it is, and would go to each: introspection takes one.
+    if (options.introspection !== undefined && options.issuers.length !== 1) throw new Error('introspection needs exactly one --auth-issuer');
+    this.introspector = options.introspection === undefined ? undefined : new Introspector(options.issuers[0]!, options.introspection, policy.timeoutMs);
     this.resource = resource;
   }
 
@@ -126,7 +135,7 @@ export class ResourceServer {
     const token = match[1]!;
     const verdict = await this.verify(token, resource);
     if (typeof verdict === 'string') return refuse(401, 'invalid_token', verdict);
-    if (verdict instanceof KeysUnavailable) {
+    if (verdict instanceof IssuerUnavailable) {
       return { ok: false, status: 503, detail: `${verdict.message}; retry later`, headers: { 'retry-after': String(verdict.retryAfterSeconds) } };
     }
     const missing = missingScopes(grantedScopes(verdict), this.options.scopes);
@@ -135,8 +144,8 @@ export class ResourceServer {
     return { ok: true, principal: `${verdict.iss} ${who}` };
   }
 
-  /** The token's claims, or why it is refused (a string), or KeysUnavailable. */
-  private async verify(token: string, resource: string): Promise<JWTPayload | string | KeysUnavailable> {
+  /** The token's claims, or why it is refused (a string), or IssuerUnavailable. */
+  private async verify(token: string, resource: string): Promise<JWTPayload | string | IssuerUnavailable> {
     const { jose } = this;
     let header: ReturnType<Jose['decodeProtectedHeader']>;
     let unverified: JWTPayload;
@@ -144,7 +153,8 @@ export class ResourceServer {
       header = jose.decodeProtectedHeader(token);
       unverified = jose.decodeJwt(token);
     } catch {
-      return 'the token is not a JWT: this server verifies JWT access tokens (RFC 9068) and does not introspect opaque ones';
+      if (this.introspector !== undefined) return this.introspected(this.introspector, token, resource);
+      return 'the token is not a JWT: this server verifies JWT access tokens (RFC 9068), and introspects opaque ones only with --auth-introspection';
     }
     if (typeof header.alg !== 'string' || !(ALGORITHMS as readonly string[]).includes(header.alg)) {
       return `the token's alg ${JSON.stringify(header.alg)} is not accepted: only public-key signatures (${ALGORITHMS.join(', ')})`;
@@ -165,9 +175,29 @@ export class ResourceServer {
       });
       return payload;
     } catch (error) {
-      if (error instanceof KeysUnavailable) return error;
+      if (error instanceof IssuerUnavailable) return error;
       return this.whyRefused(error, header.kid, resource);
     }
+  }
+
+  /** An opaque token's claims from its issuer, checked as a JWT's would be (RFC 7662 §4: the resource server still judges them). */
+  private async introspected(introspector: Introspector, token: string, resource: string): Promise<JWTPayload | string | IssuerUnavailable> {
+    let answer: Awaited<ReturnType<Introspector['introspect']>>;
+    try {
+      answer = await introspector.introspect(token);
+    } catch (error) {
+      if (error instanceof IssuerUnavailable) return error;
+      throw error;
+    }
+    if (typeof answer === 'string') return answer;
+    const iss = answer.iss ?? introspector.issuer;
+    if (iss !== introspector.issuer) return `the token's issuer ${JSON.stringify(iss)} is not the one asked`;
+    const audiences = typeof answer.aud === 'string' ? [answer.aud] : Array.isArray(answer.aud) ? answer.aud : [];
+    if (!audiences.includes(resource)) return `the token is not for this server: its audience must include ${resource}`;
+    const now = Date.now() / 1000;
+    if (typeof answer.exp === 'number' && answer.exp < now - CLOCK_LEEWAY_SECONDS) return 'the token has expired';
+    if (typeof answer.nbf === 'number' && answer.nbf > now + CLOCK_LEEWAY_SECONDS) return 'the token is not valid yet (nbf)';
+    return { ...answer, iss } as JWTPayload;
   }
 
   private whyRefused(error: unknown, kid: string | undefined, resource: string): string {

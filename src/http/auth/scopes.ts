@@ -10,7 +10,8 @@ export const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 /**
  * The scopes in a token's claims: `scope`, a space-separated string
  * (RFC 9068 §2.2.3, RFC 8693), or `scp`, which Entra ID writes as a string
- * and Okta as an array. Anything else grants nothing.
+ * and Okta as an array; either is read in either shape. Anything else
+ * grants nothing.
  */
 export function grantedScopes(claims: Readonly<Record<string, unknown>>): Set<string> {
   const granted = new Set<string>();
