@@ -20,7 +20,8 @@ import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { type AuthServer, CLIENTS, RESOURCE_SERVER, startAuthServer } from '../helpers/authServer.js';
-import { projectRoot, tempDir } from '../helpers/system.js';
+import { type PrometheusTools, prometheusTools, startPrometheus } from '../helpers/prometheus.js';
+import { announceSkip, projectRoot, tempDir } from '../helpers/system.js';
 
 interface Running {
   readonly child: ChildProcess;
@@ -85,6 +86,8 @@ function challengeOf(response: Response): Record<string, string> {
   expect(header).toMatch(/^Bearer /);
   return Object.fromEntries([...header.matchAll(/(\w+)="([^"]*)"/g)].map((match) => [match[1]!, match[2]!]));
 }
+
+const tools = prometheusTools();
 
 let as: AuthServer;
 beforeAll(async () => {
@@ -450,6 +453,40 @@ describe('metrics --listen with OAuth', () => {
     expect((await scrape(await as.token({ resource: server.url, scope: 'diskprobe:read' }))).status).toBe(403);
   });
 });
+
+describe.skipIf(announceSkip("Debian's Prometheus scraping /metrics with OAuth", typeof tools === 'string' ? tools : undefined))(
+  "Debian's Prometheus, getting its own tokens (oauth2 in the scrape configuration, docs/authorization.md)",
+  () => {
+    it('scrapes with a client credentials token for the /metrics resource, and is refused without one', async () => {
+      const server = await start(['metrics', '--listen', '127.0.0.1:0', '--auth-issuer', as.issuer, '--auth-scope', 'diskprobe:metrics']);
+      const { id, secret } = CLIENTS[0]!;
+      const dir = tempDir('diskprobe-prometheus-oauth-');
+      writeFileSync(join(dir, 'client-secret'), secret);
+      // The configuration docs/authorization.md shows, with this test's names.
+      const oauth2 = [
+        '    oauth2:',
+        `      client_id: ${id}`,
+        `      client_secret_file: ${join(dir, 'client-secret')}`,
+        `      token_url: ${as.issuer}/token`,
+        '      scopes: [diskprobe:metrics]',
+        '      endpoint_params:',
+        `        resource: ${server.url}`,
+        '',
+      ].join('\n');
+      const address = new URL(server.url).host;
+      const withToken = await startPrometheus(tools as PrometheusTools, join(dir, 'with'), [{ address }], 'diskprobe', oauth2);
+      const without = await startPrometheus(tools as PrometheusTools, join(dir, 'without'), [{ address }], 'bare');
+      try {
+        await expect.poll(async () => (await withToken.query('up{job="diskprobe"}'))[0]?.value[1], { timeout: 20_000, interval: 500 }).toBe('1');
+        expect((await withToken.query('node_filesystem_size_bytes')).length).toBeGreaterThan(0);
+        await expect.poll(async () => (await without.query('up{job="bare"}'))[0]?.value[1], { timeout: 20_000, interval: 500 }).toBe('0');
+      } finally {
+        await withToken.stop();
+        await without.stop();
+      }
+    }, 60_000);
+  },
+);
 
 describe('start-up', () => {
   it('refuses --auth-issuer together with DISKPROBE_TOKEN, saying which to drop', async () => {

@@ -76,14 +76,22 @@ export interface ScrapeTarget {
 /**
  * Debian's prometheus scraping `targets` every second (scrape timeout 1 s)
  * under job `job`, with its data in a fresh dir under `dir`; resolves once its
- * API answers. `stop` ends it; the caller must call it, even when a test fails.
+ * API answers. `jobSettings` are more YAML lines for the job, indented four
+ * spaces (an `oauth2:` block). `stop` ends it; the caller must call it, even
+ * when a test fails.
  */
-export async function startPrometheus(tools: PrometheusTools, dir: string, targets: readonly ScrapeTarget[], job = 'diskprobe'): Promise<RunningPrometheus> {
+export async function startPrometheus(
+  tools: PrometheusTools,
+  dir: string,
+  targets: readonly ScrapeTarget[],
+  job = 'diskprobe',
+  jobSettings = '',
+): Promise<RunningPrometheus> {
   mkdirSync(join(dir, 'data'), { recursive: true });
   const configs = targets.map(({ address, labels }) => `      - targets: ['${address}']\n        labels: ${JSON.stringify(labels ?? {})}\n`).join('');
   writeFileSync(
     join(dir, 'prometheus.yml'),
-    `global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: ${job}\n    static_configs:\n${configs}`,
+    `global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: ${job}\n${jobSettings}    static_configs:\n${configs}`,
   );
   const port = await freePort();
   const child = spawn(
