@@ -17,6 +17,22 @@ const COMMANDS: ReadonlyArray<readonly [CommandName, string]> = [
 const OWN_OPTIONS = `  -h, --help            Show this help
   --version             Print diskprobe's version`;
 
+/** The OAuth options, which `serve --http` and `metrics --listen` share; `endpoint` is the path they protect. */
+function authOptions(endpoint: string): string {
+  return `  --auth-issuer <url>   Require OAuth access tokens (JWTs) from this authorization
+                        server, exactly as its tokens' iss names it; repeat to
+                        trust several (the first is the one clients are shown)
+  --auth-audience <url> The URL tokens must be for (default: this server's own,
+                        http://<host>:<port>/${endpoint})
+  --auth-scope <scope>  A scope every token must grant; repeat for several
+                        (default ${DEFAULT_AUTH_SCOPE})
+  --auth-plain-jwt      Also accept access tokens typed JWT rather than at+jwt
+                        (Keycloak, Entra ID, Okta)
+  --auth-introspection <file>
+                        Introspect opaque tokens at the issuer (RFC 7662), as the
+                        client in this JSON file: {"client_id", "client_secret"}`;
+}
+
 function overview(): string {
   const width = Math.max(...COMMANDS.map(([name]) => name.length)) + 2;
   return `Usage: diskprobe [command] [options]
@@ -53,18 +69,7 @@ Options:
   --token-file <path>   Require this bearer token (the file's first line) on every
                         HTTP request; needed off loopback. DISKPROBE_TOKEN may
                         give the token instead
-  --auth-issuer <url>   Require OAuth access tokens (JWTs) from this authorization
-                        server, exactly as its tokens' iss names it; repeat to
-                        trust several (the first is the one clients are shown)
-  --auth-audience <url> The URL tokens must be for (default: this server's own,
-                        http://<host>:<port>/mcp)
-  --auth-scope <scope>  A scope every token must grant; repeat for several
-                        (default ${DEFAULT_AUTH_SCOPE})
-  --auth-plain-jwt      Also accept access tokens typed JWT rather than at+jwt
-                        (Keycloak, Entra ID, Okta)
-  --auth-introspection <file>
-                        Introspect opaque tokens at the issuer (RFC 7662), as the
-                        client in this JSON file: {"client_id", "client_secret"}
+${authOptions('mcp')}
   --tls-cert <path>, --tls-key <path>
                         Serve HTTPS with this PEM certificate and key
   --max-connections <n> Connections open at once (default ${HTTP_DEFAULTS.maxConnections})
@@ -109,18 +114,7 @@ Options:
   --mount-points-exclude <regex>, --fs-types-exclude <regex>
                         Which mounts to leave out (node_exporter's defaults)
   --token-file <path>   Require this bearer token (or DISKPROBE_TOKEN) on every scrape
-  --auth-issuer <url>   Require OAuth access tokens (JWTs) from this authorization
-                        server, exactly as its tokens' iss names it; repeat to
-                        trust several (the first is the one clients are shown)
-  --auth-audience <url> The URL tokens must be for (default: this server's own,
-                        http://<host>:<port>/metrics)
-  --auth-scope <scope>  A scope every token must grant; repeat for several
-                        (default ${DEFAULT_AUTH_SCOPE})
-  --auth-plain-jwt      Also accept access tokens typed JWT rather than at+jwt
-                        (Keycloak, Entra ID, Okta)
-  --auth-introspection <file>
-                        Introspect opaque tokens at the issuer (RFC 7662), as the
-                        client in this JSON file: {"client_id", "client_secret"}
+${authOptions('metrics')}
   --allow-remote        Listen off loopback without a token
 ${OWN_OPTIONS}
 

@@ -47,7 +47,7 @@ export async function serveMetrics(options: MetricsOptions & { readonly listen: 
   const loopback = isLoopbackHost(host);
   if (!loopback && token === undefined && auth === undefined && !options.allowRemote) {
     return fail(
-      `--listen ${host}:${port} is not a loopback address: give --auth-issuer <url> (OAuth) or --token-file <path> (or DISKPROBE_TOKEN) for Prometheus to send, or --allow-remote where the network is trusted`,
+      `--listen ${host}:${port} is not a loopback address: give --token-file <path> (or DISKPROBE_TOKEN) for Prometheus to send, --auth-issuer <url> for OAuth tokens, or --allow-remote where the network is trusted`,
     );
   }
   const log = (line: string): void => void process.stderr.write(`${line}\n`);

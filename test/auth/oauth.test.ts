@@ -10,6 +10,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 
 import { Client as ClientV2, ClientCredentialsProvider as ProviderV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
@@ -314,6 +315,40 @@ describe('tokens that are refused', () => {
     const response = await listTools(`${server.url}?access_token=${token}`, token);
     expect(response.status).toBe(400);
     expect(challengeOf(response).error).toBe('invalid_request');
+  });
+});
+
+describe('no token passthrough (index.mdx, "Token Handling")', () => {
+  it("a fleet tool's queries carry the server's own Prometheus credential, never the client's token", async () => {
+    const seen: (string | undefined)[] = [];
+    const prometheus = createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [] } }));
+    });
+    await new Promise<void>((resolve) => prometheus.listen(0, '127.0.0.1', resolve));
+    try {
+      const dir = tempDir('diskprobe-passthrough-');
+      writeFileSync(join(dir, 'prometheus-token'), 'prometheus-own-token-0123456789\n');
+      const { port } = prometheus.address() as { port: number };
+      const server = await serveMcp(as.issuer, '--prometheus', `http://127.0.0.1:${port}`, '--prometheus-token-file', join(dir, 'prometheus-token'));
+      const token = await as.token({ resource: server.url, scope: 'diskprobe:read' });
+      const response = await fetch(server.url, {
+        method: 'POST',
+        headers: {
+          ...JSON_HEADERS,
+          authorization: `Bearer ${token}`,
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'fleet_disk_usage',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'fleet_disk_usage', arguments: {}, _meta: META } }),
+      });
+      expect(response.status).toBe(200);
+      expect(seen.length).toBeGreaterThan(0);
+      expect(new Set(seen)).toEqual(new Set(['Bearer prometheus-own-token-0123456789']));
+    } finally {
+      await new Promise((resolve) => prometheus.close(resolve));
+    }
   });
 });
 
