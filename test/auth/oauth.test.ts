@@ -297,9 +297,12 @@ describe('tokens that are refused', () => {
   it('an ID token (typ JWT), an opaque token, and a header that is not Bearer', async () => {
     await refused(await forge(server.url, {}, { typ: 'JWT' }), /typ is 'JWT', not at\+jwt.*--auth-plain-jwt/);
     await refused(randomUUID(), /not a JWT/);
+    // Another scheme is no token: the plain challenge, no error code (RFC 6750 §3.1).
     const basic = await listTools(server.url, undefined, { authorization: 'Basic ZGlzazpwcm9iZQ==' });
     expect(basic.status).toBe(401);
-    expect(challengeOf(basic).error).toBe('invalid_token');
+    expect(challengeOf(basic).error).toBeUndefined();
+    const malformed = await listTools(server.url, undefined, { authorization: 'Bearer two words' });
+    expect(challengeOf(malformed).error).toBe('invalid_token');
   });
 
   it('a token without the scope gets 403 insufficient_scope, naming every scope needed', async () => {

@@ -130,6 +130,9 @@ export class ResourceServer {
     }
     const header = req.headers.authorization;
     if (header === undefined) return refuse(401, undefined, 'this server needs an access token: Authorization: Bearer <token>');
+    // Another scheme is no Bearer token at all: a challenge without an error code (RFC 6750 §3.1).
+    if (!/^Bearer\b/i.test(header))
+      return refuse(401, undefined, `this server takes OAuth access tokens (Authorization: Bearer <token>), not ${header.split(' ')[0]!.slice(0, 32)}`);
     const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
     if (match === null) return refuse(401, 'invalid_token', 'the Authorization header is not "Bearer <token>"');
     const token = match[1]!;
@@ -141,7 +144,8 @@ export class ResourceServer {
     const missing = missingScopes(grantedScopes(verdict), this.options.scopes);
     if (missing.length > 0) return refuse(403, 'insufficient_scope', `the token does not grant ${missing.join(' ')}`);
     const who = verdict.sub ?? (typeof verdict.client_id === 'string' ? verdict.client_id : '');
-    return { ok: true, principal: `${verdict.iss} ${who}` };
+    // As JSON, so that no issuer and subject can run together into another pair's string.
+    return { ok: true, principal: JSON.stringify([verdict.iss, who]) };
   }
 
   /** The token's claims, or why it is refused (a string), or IssuerUnavailable. */
