@@ -13,7 +13,8 @@ export async function protect(options: AuthOptions, token: string | undefined): 
     throw new Error('DISKPROBE_TOKEN is set, and --auth-issuer asks for OAuth tokens: use one or the other (unset DISKPROBE_TOKEN)');
   }
   const introspection = options.introspectionFile === undefined ? undefined : readClient(options.introspectionFile);
-  return ResourceServer.create({ issuers: options.issuers, scopes: options.scopes, plainJwt: options.plainJwt, introspection }, options.audience);
+  const log = (line: string): void => void process.stderr.write(`${line}\n`);
+  return ResourceServer.create({ issuers: options.issuers, scopes: options.scopes, plainJwt: options.plainJwt, introspection, log }, options.audience);
 }
 
 /** --auth-introspection's file: {"client_id": "…", "client_secret": "…"}, this server's credentials at the issuer. */

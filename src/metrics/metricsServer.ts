@@ -72,7 +72,13 @@ export class MetricsServer {
     const denied = checkAccess(req, this.options.access);
     if (denied !== undefined) return plain(res, denied.status, `${denied.detail}\n`, denied.headers);
     if (auth !== undefined) {
-      const verdict = await auth.authorize(req);
+      let verdict: Awaited<ReturnType<ResourceServer['authorize']>>;
+      try {
+        verdict = await auth.authorize(req);
+      } catch (error) {
+        this.options.log(`diskprobe: internal error while authorizing: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        return plain(res, 500, "the request could not be authorized; the reason is on the server's stderr\n");
+      }
       if (!verdict.ok) return plain(res, verdict.status, `${verdict.detail}\n`, verdict.headers);
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, `${req.method} is not served: GET /metrics\n`, { allow: 'GET, HEAD' });

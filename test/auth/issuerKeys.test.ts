@@ -187,7 +187,8 @@ describe('IssuerKeys against oidc-provider', () => {
     expect(keys.fetches).toBe(1);
     clock.advance(1);
     await verify(token, keys);
-    expect(keys.fetches).toBe(2);
+    // Old keys are refreshed behind the request, which went on with them.
+    await expect.poll(() => keys.fetches).toBe(2);
   });
 
   it('costs at most one fetch per cooldown for a flood of unknown kids, each refused ERR_JWKS_NO_MATCHING_KEY', async () => {
@@ -403,6 +404,38 @@ describe('IssuerKeys and a server that rotates, stops or misbehaves', () => {
       expect((await rejection(verify(issued, keys))).code).toBe('ERR_JWKS_NO_MATCHING_KEY');
     } finally {
       await server.stop();
+    }
+  });
+});
+
+describe('IssuerKeys held, and a server gone silent', () => {
+  it('answers from the old keys at once while a refresh waits out its timeout behind the request', async () => {
+    const server = await startAuthServer();
+    const clock = manualClock();
+    const keys = new IssuerKeys(server.issuer, jose, { ...POLICY, timeoutMs: 2_000 }, clock.now);
+    const token = await forge(server.issuer, server.privateJwk);
+    expect(await keys.warm()).toBeUndefined();
+    await server.stop();
+    // The same port, now accepting connections and never answering.
+    const port = Number(new URL(server.issuer).port);
+    const sockets = new Set<Socket>();
+    const silent = createNetServer((socket) => void sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(port, '127.0.0.1', resolve));
+    try {
+      clock.advance(POLICY.maxAgeMs + 1);
+      for (let i = 0; i < 5; i++) {
+        const started = performance.now();
+        await verify(token, keys);
+        expect(performance.now() - started).toBeLessThan(500);
+        // Each time a refresh is due again (one that failed at once, on a connection the old server closed, counts too).
+        clock.advance(POLICY.retryMs);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      // At least one refresh reached the silent server and is still waiting there, behind the requests.
+      expect(sockets.size).toBeGreaterThanOrEqual(1);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
     }
   });
 });

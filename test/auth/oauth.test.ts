@@ -313,11 +313,24 @@ describe('tokens that are refused', () => {
     expect((await listTools(server.url, await forge(server.url, { scope: 'diskprobe:readonly disk' }))).status).toBe(403);
   });
 
-  it('a token in the query string is refused, even a valid one (index.mdx, "Access Token Usage")', async () => {
+  it('a token in the query string is refused, even a valid one, however the query is written (index.mdx, "Access Token Usage")', async () => {
     const token = await as.token({ resource: server.url, scope: 'diskprobe:read' });
-    const response = await listTools(`${server.url}?access_token=${token}`, token);
-    expect(response.status).toBe(400);
-    expect(challengeOf(response).error).toBe('invalid_request');
+    for (const query of [`?access_token=${token}`, `?a=1&access_token=${token}`, `?a=1?access_token=${token}`, `?ACCESS_TOKEN=${token}`]) {
+      const response = await listTools(`${server.url}${query}`, token);
+      expect(response.status, query).toBe(400);
+      expect(challengeOf(response).error).toBe('invalid_request');
+    }
+    expect((await listTools(`${server.url}?not_access_token=1`, token)).status).toBe(200);
+  });
+
+  it('a header no JWT library would make (typ a number) is refused, and the server goes on', async () => {
+    const encode = (value: object): string => Buffer.from(JSON.stringify(value)).toString('base64url');
+    await refused(`${encode({ alg: 'ES256', typ: 1 })}.${encode({})}.AAAA`, /typ is 1/);
+    expect((await listTools(server.url, await forge(server.url))).status).toBe(200);
+  });
+
+  it('a token bound to a key (cnf: DPoP, mTLS) is no bearer token', async () => {
+    await refused(await forge(server.url, { cnf: { jkt: 'x'.repeat(43) } }), /bound to a key/);
   });
 });
 
@@ -404,10 +417,11 @@ describe('the authorization server changes or fails', () => {
     const response = await listTools(server.url, token);
     expect(response.status).toBe(503);
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(
-      /cannot fetch the signing keys of http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED/,
-    );
+    // The caller learns when to retry; the why (addresses, errors) is for the operator's log.
+    const { message } = ((await response.json()) as { error: { message: string } }).error;
+    expect(message).toMatch(/the authorization server cannot be asked to check this token now: retry in \d+ s$/);
     expect(performance.now() - started).toBeLessThan(6_000);
+    await expect.poll(() => server.stderr()).toMatch(/OAuth: cannot fetch the signing keys of http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED/);
     // The start-up fetch failed too, and said so.
     await expect.poll(() => server.stderr(), { timeout: 6_000 }).toMatch(/requests are answered 503 until its keys can be fetched/);
   }, 30_000);
@@ -464,9 +478,8 @@ describe('opaque tokens, introspected (RFC 7662, --auth-introspection)', () => {
       const server = await serveMcp(opaque.issuer, '--auth-introspection', file);
       const response = await listTools(server.url, await opaque.token({ resource: server.url, scope: 'diskprobe:read' }));
       expect(response.status).toBe(503);
-      expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(
-        /refused this server's introspection credentials.*--auth-introspection/,
-      );
+      expect(((await response.json()) as { error: { message: string } }).error.message).not.toMatch(/credentials/);
+      await expect.poll(() => server.stderr()).toMatch(/refused this server's introspection credentials.*--auth-introspection/);
     } finally {
       await opaque.stop();
     }
@@ -489,6 +502,10 @@ describe('metrics --listen with OAuth', () => {
     const mcpToken = await as.token({ resource: server.url.replace(/\/metrics$/, '/mcp'), scope: 'diskprobe:metrics' });
     expect((await scrape(mcpToken)).status).toBe(401);
     expect((await scrape(await as.token({ resource: server.url, scope: 'diskprobe:read' }))).status).toBe(403);
+    // A header that is no JWT's gets 401, and the server lives on.
+    const odd = `${Buffer.from('{"alg":"RS256","typ":1}').toString('base64url')}.e30.AAAA`;
+    expect((await scrape(odd)).status).toBe(401);
+    expect((await scrape(await as.token({ resource: server.url, scope: 'diskprobe:metrics' }))).status).toBe(200);
   });
 });
 

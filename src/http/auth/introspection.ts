@@ -5,7 +5,9 @@
 // to a minute (never past the token's exp), so that a busy client costs one
 // call a minute rather than one per request; a revoked token is therefore
 // refused within a minute. At most MAX_IN_FLIGHT calls run at once: a flood
-// of made-up tokens is refused with 503, not passed on to the issuer.
+// of made-up tokens reaches the issuer 16 at a time, the rest refused with
+// 503: while it lasts, tokens not yet cached are refused too (the price of
+// opaque tokens; JWTs are checked here and cost the issuer nothing).
 import { createHash } from 'node:crypto';
 
 import { discoverMetadata, IssuerUnavailable, isSecureEnough, reason } from './issuerMetadata.js';
@@ -19,6 +21,8 @@ export interface IntrospectionClient {
 const CACHE_MS = 60_000;
 const MAX_CACHED = 10_000;
 const MAX_IN_FLIGHT = 16;
+/** Opaque tokens are short handles; anything longer is not one, and is not sent to the issuer. */
+const MAX_TOKEN_LENGTH = 4096;
 
 /** What introspection said: the token's claims (active), or why it is refused. */
 export type Introspected = Readonly<Record<string, unknown>> | string;
@@ -26,7 +30,8 @@ export type Introspected = Readonly<Record<string, unknown>> | string;
 export class Introspector {
   private endpoint: URL | undefined;
   private readonly cache = new Map<string, { readonly answer: Introspected; readonly until: number }>();
-  private inFlight = 0;
+  /** Introspections under way, by token digest: the same token asked twice at once is asked once. */
+  private readonly pending = new Map<string, Promise<Introspected>>();
   /** Calls made to the introspection endpoint: for tests. */
   calls = 0;
 
@@ -39,17 +44,22 @@ export class Introspector {
 
   /** The active token's claims, or why it is refused; throws IssuerUnavailable when the issuer cannot answer. */
   async introspect(token: string): Promise<Introspected> {
+    if (token.length > MAX_TOKEN_LENGTH) return `the token is longer than ${MAX_TOKEN_LENGTH} characters: no access token is`;
     const key = createHash('sha256').update(token).digest('base64url');
     const cached = this.cache.get(key);
     if (cached !== undefined && cached.until > this.now()) return cached.answer;
-    if (this.inFlight >= MAX_IN_FLIGHT) throw new IssuerUnavailable(`${this.inFlight} tokens are being introspected at ${this.issuer} already`, 1);
-    this.inFlight++;
-    try {
-      const answer = await this.ask(token);
+    const joined = this.pending.get(key);
+    if (joined !== undefined) return joined;
+    if (this.pending.size >= MAX_IN_FLIGHT) throw new IssuerUnavailable(`${this.pending.size} tokens are being introspected at ${this.issuer} already`, 1);
+    const asking = this.ask(token).then((answer) => {
       this.remember(key, answer);
       return answer;
+    });
+    this.pending.set(key, asking);
+    try {
+      return await asking;
     } finally {
-      this.inFlight--;
+      this.pending.delete(key);
     }
   }
 
@@ -91,8 +101,8 @@ export class Introspector {
       await response.body?.cancel();
       throw new IssuerUnavailable(`${this.endpoint} answered ${response.status}`, 5);
     }
-    const body = (await response.json().catch(() => undefined)) as Record<string, unknown> | undefined;
-    if (body === undefined || typeof body.active !== 'boolean')
+    const body = (await response.json().catch(() => undefined)) as Record<string, unknown> | null | undefined;
+    if (typeof body !== 'object' || body === null || typeof body.active !== 'boolean')
       throw new IssuerUnavailable(`${this.endpoint} did not answer with an introspection response`, 5);
     if (body.active !== true) return 'the token is not active: its issuer says it has expired, been revoked, or never was';
     return body;

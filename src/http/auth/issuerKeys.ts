@@ -74,9 +74,14 @@ export class IssuerKeys {
   /** jwtVerify's key argument: the key the token's header names, fetched again if need be. */
   readonly resolve = async (header: JWSHeaderParameters, token: FlattenedJWSInput): Promise<Key> => {
     const started = this.now();
-    if (this.keys === undefined || started - this.fetchedAt > this.policy.maxAgeMs) {
-      if (started - this.attemptedAt >= this.policy.retryMs || this.refreshing !== undefined) await this.refresh();
-      else if (this.keys === undefined) throw this.unavailable();
+    const due = started - this.attemptedAt >= this.policy.retryMs || this.refreshing !== undefined;
+    if (this.keys === undefined) {
+      if (!due) throw this.unavailable();
+      await this.refresh();
+    } else if (started - this.fetchedAt > this.policy.maxAgeMs && due) {
+      // Old keys are refreshed behind the request, which goes on with them: a server that has gone
+      // silent must not hold every request for its timeout. refresh() keeps the keys when it fails.
+      void this.refresh();
     }
     try {
       return await this.keys!(header, token);

@@ -29,7 +29,10 @@ type Jose = typeof import('jose');
  */
 export const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const;
 
-/** Seconds of clock skew allowed on exp, nbf and iat. */
+/** What an introspection answer may call an access token (`token_type`, or Keycloak's `typ`). */
+const ACCESS_TOKEN_TYPES = new Set(['bearer', 'access_token', 'at+jwt', 'urn:ietf:params:oauth:token-type:access_token']);
+
+/** Seconds of clock skew allowed on exp and nbf. */
 export const CLOCK_LEEWAY_SECONDS = 30;
 
 export interface ResourceServerOptions {
@@ -42,7 +45,12 @@ export interface ResourceServerOptions {
   /** Opaque tokens are introspected at the (one) issuer with these credentials (RFC 7662); undefined: only JWTs are taken. */
   readonly introspection?: IntrospectionClient | undefined;
   readonly keyPolicy?: KeyFetchPolicy;
+  /** Lines for the operator (stderr): why the authorization server could not be asked. */
+  readonly log?: (line: string) => void;
 }
+
+/** Milliseconds before the same line is logged again: a flood of requests while the issuer is down logs a line, not one each. */
+const LOG_EVERY_MS = 10_000;
 
 /** Who a verified token speaks for: the issuer and its subject (or client). A 2025-era session stays with it. */
 export interface Authorized {
@@ -57,6 +65,17 @@ export interface Refused {
   readonly headers: Readonly<Record<string, string>>;
 }
 
+/**
+ * Who a token speaks for, as JSON so that no two can run together: the
+ * issuer and its subject (RFC 9068 §2.2 asks every token for one), else the
+ * client, each tagged, so that a client id never passes for a subject.
+ */
+function principalOf(claims: JWTPayload): string {
+  if (typeof claims.sub === 'string') return JSON.stringify([claims.iss, 'sub', claims.sub]);
+  if (typeof claims.client_id === 'string') return JSON.stringify([claims.iss, 'client_id', claims.client_id]);
+  return JSON.stringify([claims.iss]);
+}
+
 function errorCode(error: unknown): string {
   return (error as { code?: string }).code ?? '';
 }
@@ -64,6 +83,8 @@ function errorCode(error: unknown): string {
 export class ResourceServer {
   private readonly keys: Map<string, IssuerKeys>;
   private readonly introspector: Introspector | undefined;
+  /** When each line was last logged. */
+  private readonly logged = new Map<string, number>();
   /** This server's identifier, the audience its tokens must name: set at start, or once the port is known. */
   private resource: string | undefined;
 
@@ -113,6 +134,14 @@ export class ResourceServer {
     return [...this.keys.values()].reduce((sum, keys) => sum + keys.fetches, 0);
   }
 
+  private logOnce(line: string): void {
+    const now = performance.now();
+    if (now - (this.logged.get(line) ?? -Infinity) < LOG_EVERY_MS) return;
+    if (this.logged.size > 100) this.logged.clear();
+    this.logged.set(line, now);
+    this.options.log?.(line);
+  }
+
   /** Whether `req` may be served, and for whom. */
   async authorize(req: IncomingMessage): Promise<Authorized | Refused> {
     const resource = this.resource;
@@ -123,9 +152,11 @@ export class ResourceServer {
       detail,
       headers: { 'www-authenticate': challenge({ error, detail, scopes: this.options.scopes, metadataUrl: metadataUrlOf(resource) }), ...headers },
     });
-    // 2026-07-28 basic/authorization/index.mdx, "Access Token Usage" 2: never in the query string.
-    const query = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
-    if (query.has('access_token')) {
+    // 2026-07-28 basic/authorization/index.mdx, "Access Token Usage" 2: never in the query string,
+    // however the query is written (a second '?' included).
+    const url = req.url ?? '';
+    const query = url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
+    if (/(?:^|[?&;])access_token(?:[=&;]|$)/i.test(query)) {
       return refuse(400, 'invalid_request', 'an access token may not travel in the URL (logs and proxies keep URLs): send it as Authorization: Bearer <token>');
     }
     const header = req.headers.authorization;
@@ -139,13 +170,21 @@ export class ResourceServer {
     const verdict = await this.verify(token, resource);
     if (typeof verdict === 'string') return refuse(401, 'invalid_token', verdict);
     if (verdict instanceof IssuerUnavailable) {
-      return { ok: false, status: 503, detail: `${verdict.message}; retry later`, headers: { 'retry-after': String(verdict.retryAfterSeconds) } };
+      // The why (addresses, errors, our credentials) is for the operator's log, not for a caller who may have no token.
+      this.logOnce(`diskprobe: OAuth: ${verdict.message}`);
+      const wait = verdict.retryAfterSeconds;
+      return {
+        ok: false,
+        status: 503,
+        detail: `the authorization server cannot be asked to check this token now: retry in ${wait} s`,
+        headers: { 'retry-after': String(wait) },
+      };
     }
+    // A token bound to a key (DPoP, mTLS: RFC 9449, RFC 8705) is no bearer token, and this server cannot check the binding.
+    if (verdict.cnf !== undefined) return refuse(401, 'invalid_token', 'the token is bound to a key (cnf), and this server takes bearer tokens only');
     const missing = missingScopes(grantedScopes(verdict), this.options.scopes);
     if (missing.length > 0) return refuse(403, 'insufficient_scope', `the token does not grant ${missing.join(' ')}`);
-    const who = verdict.sub ?? (typeof verdict.client_id === 'string' ? verdict.client_id : '');
-    // As JSON, so that no issuer and subject can run together into another pair's string.
-    return { ok: true, principal: JSON.stringify([verdict.iss, who]) };
+    return { ok: true, principal: principalOf(verdict) };
   }
 
   /** The token's claims, or why it is refused (a string), or IssuerUnavailable. */
@@ -163,7 +202,7 @@ export class ResourceServer {
     if (typeof header.alg !== 'string' || !(ALGORITHMS as readonly string[]).includes(header.alg)) {
       return `the token's alg ${JSON.stringify(header.alg)} is not accepted: only public-key signatures (${ALGORITHMS.join(', ')})`;
     }
-    const typ = (header.typ ?? '').toLowerCase().replace(/^application\//, '');
+    const typ = typeof header.typ === 'string' ? header.typ.toLowerCase().replace(/^application\//, '') : header.typ === undefined ? '' : undefined;
     if (typ !== 'at+jwt' && !(this.options.plainJwt && (typ === '' || typ === 'jwt'))) {
       return `the token's typ is ${JSON.stringify(header.typ ?? null)}, not at+jwt: it is not an access token (RFC 9068, section 4)${this.options.plainJwt ? '' : '; if your identity provider types access tokens as JWT, start the server with --auth-plain-jwt'}`;
     }
@@ -194,6 +233,9 @@ export class ResourceServer {
       throw error;
     }
     if (typeof answer === 'string') return answer;
+    // An issuer may introspect refresh tokens too, whatever the hint said (RFC 7662 §2.1): only access tokens pass.
+    const type = answer.token_type ?? answer.typ;
+    if (typeof type === 'string' && !ACCESS_TOKEN_TYPES.has(type.toLowerCase())) return `the token is a ${type} token, not an access token`;
     const iss = answer.iss ?? introspector.issuer;
     if (iss !== introspector.issuer) return `the token's issuer ${JSON.stringify(iss)} is not the one asked`;
     const audiences = typeof answer.aud === 'string' ? [answer.aud] : Array.isArray(answer.aud) ? answer.aud : [];
