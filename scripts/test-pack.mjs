@@ -124,6 +124,22 @@ check(
   view.stderr.trim(),
 );
 
+// OAuth loads jose, a dependency, only with --auth-issuer: it must be installed with the package.
+// The server runs until the timeout stops it; by then it has said what it asks of tokens.
+// The bin itself, not npx, which would leave it running when the timeout stops npx.
+const oauth = spawnSync(join(native.dir, 'node_modules', '.bin', 'diskprobe'), ['serve', '--http', '127.0.0.1:0', '--auth-issuer', 'http://127.0.0.1:9'], {
+  cwd: native.dir,
+  env: native.env,
+  encoding: 'utf8',
+  timeout: 4_000,
+  killSignal: 'SIGTERM',
+});
+check(
+  'serve --http --auth-issuer loads jose from the installed dependencies',
+  /OAuth: access tokens from http:\/\/127\.0\.0\.1:9 /.test(oauth.stderr),
+  oauth.stderr.trim(),
+);
+
 // 2. With the prebuilds, and no install script run (npm 12, pnpm, --ignore-scripts).
 const scriptless = install(tarball, 'without-install-scripts', bin, ['--ignore-scripts']);
 check('installs with --ignore-scripts', scriptless.result.status === 0, scriptless.result.stderr.trim().split('\n').slice(-3).join(' | '));
