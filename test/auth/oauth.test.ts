@@ -13,14 +13,21 @@ import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 
-import { Client as ClientV2, ClientCredentialsProvider as ProviderV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
+import {
+  Client as ClientV2,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  ClientCredentialsProvider as ProviderV2,
+  type StoredOAuthTokens,
+  StreamableHTTPClientTransport as TransportV2,
+} from '@modelcontextprotocol/client';
 import { ClientCredentialsProvider as ProviderV1 } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { type AuthServer, CLIENTS, RESOURCE_SERVER, startAuthServer } from '../helpers/authServer.js';
+import { type AuthServer, CLIENTS, HOST_CLIENT, RESOURCE_SERVER, startAuthServer } from '../helpers/authServer.js';
 import { type PrometheusTools, prometheusTools, startPrometheus } from '../helpers/prometheus.js';
 import { announceSkip, projectRoot, tempDir } from '../helpers/system.js';
 
@@ -212,6 +219,111 @@ describe('the official SDK clients, with the client credentials grant', () => {
       expect((await client.listTools()).tools.length).toBeGreaterThan(0);
     } finally {
       await client.close();
+    }
+  });
+});
+
+/** What a browser does for a user at the authorization server's pages: follows redirects, keeps cookies, fills the login and consent forms; resolves with the callback's parameters. */
+async function signIn(authorizationUrl: URL, login: string): Promise<URLSearchParams> {
+  const cookies = new Map<string, string>();
+  let url = authorizationUrl.href;
+  let form: URLSearchParams | undefined;
+  for (let step = 0; step < 12; step++) {
+    const response = await fetch(url, {
+      method: form === undefined ? 'GET' : 'POST',
+      body: form ?? null,
+      redirect: 'manual',
+      headers: { cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; ') },
+    });
+    for (const cookie of response.headers.getSetCookie()) {
+      const [pair = ''] = cookie.split(';');
+      const at = pair.indexOf('=');
+      // An empty value or an expiry in 1970 deletes the cookie.
+      if (at === pair.length - 1 || /expires=Thu, 01 Jan 1970/i.test(cookie)) cookies.delete(pair.slice(0, at));
+      else cookies.set(pair.slice(0, at), pair.slice(at + 1));
+    }
+    const location = response.headers.get('location');
+    const text = await response.text();
+    if (location !== null) {
+      const next = new URL(location, url);
+      if (next.href.startsWith(HOST_CLIENT.redirectUri)) return next.searchParams;
+      url = next.href;
+      form = undefined;
+      continue;
+    }
+    const action = /<form[^>]*action="([^"]+)"/.exec(text)?.[1];
+    if (action === undefined) throw new Error(`no form and no redirect at ${url} (${response.status}): ${text.slice(0, 300)}`);
+    url = new URL(action, url).href;
+    // oidc-provider's development pages: a login form (any login), then a consent form; each says which in a hidden field.
+    form = new URLSearchParams();
+    for (const input of text.matchAll(/<input[^>]*>/g)) {
+      const name = /name="([^"]*)"/.exec(input[0])?.[1];
+      if (name !== undefined) form.set(name, /value="([^"]*)"/.exec(input[0])?.[1] ?? '');
+    }
+    if (form.has('login')) form.set('login', login);
+    if (form.has('password')) form.set('password', 'any');
+  }
+  throw new Error('the sign-in did not end at the redirect URI');
+}
+
+/** A desktop host's OAuth state: a public client (PKCE), its tokens in memory, the authorization URL kept for the test to visit. */
+class HostProvider implements OAuthClientProvider {
+  authorizationUrl: URL | undefined;
+  private saved: StoredOAuthTokens | undefined;
+  private verifier = '';
+  get redirectUrl(): string {
+    return HOST_CLIENT.redirectUri;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return { client_name: 'desktop host', redirect_uris: [HOST_CLIENT.redirectUri], grant_types: ['authorization_code'], token_endpoint_auth_method: 'none' };
+  }
+  clientInformation(): { client_id: string } {
+    return { client_id: HOST_CLIENT.id };
+  }
+  tokens(): StoredOAuthTokens | undefined {
+    return this.saved;
+  }
+  saveTokens(tokens: StoredOAuthTokens): void {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL): void {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string): void {
+    this.verifier = verifier;
+  }
+  codeVerifier(): string {
+    return this.verifier;
+  }
+}
+
+describe('a user signing in, as a desktop host does (authorization code with PKCE)', () => {
+  it('the v2 client is sent to sign in, finishes with the code, and then lists and calls tools as that user', async () => {
+    const users = await startAuthServer({ users: true });
+    try {
+      const server = await serveMcp(users.issuer);
+      const provider = new HostProvider();
+      const first = new TransportV2(new URL(server.url), { authProvider: provider });
+      await expect(new ClientV2({ name: 'host', version: '1.0.0' }).connect(first)).rejects.toThrow(/nauthorized/);
+      const authorizationUrl = provider.authorizationUrl!;
+      // PKCE (S256), the resource indicator and the challenge's scope, as the spec asks of a client.
+      expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
+      expect(authorizationUrl.searchParams.get('resource')).toBe(server.url);
+      expect(authorizationUrl.searchParams.get('scope')).toContain('diskprobe:read');
+      await first.finishAuth(await signIn(authorizationUrl, 'ada'));
+      const token = provider.tokens()!.access_token;
+      const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { sub: string; aud: string };
+      expect(claims).toMatchObject({ sub: 'ada', aud: server.url });
+      const client = new ClientV2({ name: 'host', version: '1.0.0' });
+      await client.connect(new TransportV2(new URL(server.url), { authProvider: provider }));
+      try {
+        expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('disk_usage');
+        expect((await client.callTool({ name: 'disk_usage', arguments: { path: '/' } })).isError ?? false).toBe(false);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await users.stop();
     }
   });
 });

@@ -36,6 +36,9 @@ export const CLIENTS: { readonly id: string; readonly secret: string }[] = [
   { id: 'other-agent', secret: 'other-agent-secret-0123456789abcdef' },
 ];
 
+/** A desktop host's client (public, PKCE), with `users`; its redirect URI is never listened on: the test reads the redirect. */
+export const HOST_CLIENT = { id: 'desktop-host', redirectUri: 'http://127.0.0.1:33418/callback' } as const;
+
 /** The resource server's own client, for token introspection (--auth-introspection). */
 export const RESOURCE_SERVER = { id: 'diskprobe-rs', secret: 'diskprobe-rs-secret-0123456789abcdef' } as const;
 
@@ -112,7 +115,11 @@ class MemoryAdapter {
     const entry = MemoryAdapter.store.get(this.key(id));
     return Promise.resolve(entry !== undefined && entry.expires > Date.now() ? entry.payload : undefined);
   }
-  findByUid(): Promise<undefined> {
+  /** Sessions are found by the uid their cookie holds. */
+  findByUid(uid: string): Promise<Record<string, unknown> | undefined> {
+    for (const [key, entry] of MemoryAdapter.store) {
+      if (key.startsWith(`${this.model}:`) && entry.payload.uid === uid && entry.expires > Date.now()) return Promise.resolve(entry.payload);
+    }
     return Promise.resolve(undefined);
   }
   findByUserCode(): Promise<undefined> {
@@ -146,7 +153,9 @@ function knownResource(resource: string): boolean {
  * `accessTokenTtl` seconds (300 by default). The caller must stop() it, even
  * when a test fails.
  */
-export async function startAuthServer(options: { port?: number; accessTokenTtl?: number; accessTokenFormat?: 'jwt' | 'opaque' } = {}): Promise<AuthServer> {
+export async function startAuthServer(
+  options: { port?: number; accessTokenTtl?: number; accessTokenFormat?: 'jwt' | 'opaque'; users?: boolean } = {},
+): Promise<AuthServer> {
   const { default: Provider, errors } = await loadOidcProvider();
   const port = options.port ?? (await freePort());
   const issuer = `http://127.0.0.1:${port}`;
@@ -159,15 +168,28 @@ export async function startAuthServer(options: { port?: number; accessTokenTtl?:
 
   const configuration = (key: JWK): object => ({
     adapter: MemoryAdapter,
-    clients: [...CLIENTS, RESOURCE_SERVER].map(({ id, secret }) => ({
-      client_id: id,
-      client_secret: secret,
-      grant_types: ['client_credentials'],
-      response_types: [],
-      redirect_uris: [],
-      token_endpoint_auth_method: 'client_secret_basic',
-      scope: SCOPES.join(' '),
-    })),
+    clients: [
+      ...[...CLIENTS, RESOURCE_SERVER].map(({ id, secret }) => ({
+        client_id: id,
+        client_secret: secret,
+        grant_types: ['client_credentials'],
+        response_types: [],
+        redirect_uris: [],
+        token_endpoint_auth_method: 'client_secret_basic',
+        scope: SCOPES.join(' '),
+      })),
+      // A public client, as a desktop host is: a user signs in (authorization code, PKCE).
+      {
+        client_id: HOST_CLIENT.id,
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        redirect_uris: [HOST_CLIENT.redirectUri],
+        token_endpoint_auth_method: 'none',
+        scope: SCOPES.join(' '),
+      },
+    ],
+    // Any login is a user of that name (the default says so on the console, each time).
+    findAccount: (_ctx: unknown, sub: string) => ({ accountId: sub, claims: () => ({ sub }) }),
     // Client metadata `scope` may only name scopes the provider lists.
     scopes: ['openid', 'offline_access', ...SCOPES],
     jwks: { keys: [key] },
@@ -187,7 +209,7 @@ export async function startAuthServer(options: { port?: number; accessTokenTtl?:
     clientBasedCORS: () => true,
     features: {
       // Its default page warns on the console at start; no flow here needs it.
-      devInteractions: { enabled: false },
+      devInteractions: { enabled: options.users === true },
       clientCredentials: { enabled: true },
       // RFC 7662, for opaque tokens; oidc-provider introspects only those, not JWTs.
       introspection: { enabled: true },
