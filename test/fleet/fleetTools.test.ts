@@ -16,7 +16,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { freePort, type PrometheusTools, prometheusTools, type RunningPrometheus, startPrometheus } from '../helpers/prometheus.js';
+import { type PrometheusTools, prometheusTools, type RunningPrometheus, startPrometheus } from '../helpers/prometheus.js';
 import { announceSkip, type FuseMount, fuseSkipReason, has, mountFuse, projectRoot, tempDir } from '../helpers/system.js';
 
 const bin = join(projectRoot, 'dist/bin/diskprobe.js');
@@ -34,6 +34,8 @@ interface Exporter {
   readonly name: string;
   readonly child: ChildProcess;
   readonly pid: number;
+  /** The port it listens on, chosen by the kernel: a port picked before could be taken by another test meanwhile. */
+  readonly port: number;
   /** A path in the exporter's mount namespace, from this one. */
   inside(path: string): string;
 }
@@ -45,7 +47,7 @@ const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g
  * (tmpfs size → directory) mounted there and nothing exported from outside
  * `root`, so that other tests' mounts (a dead FUSE one among them) stay out.
  */
-async function startExporter(name: string, root: string, port: number, mounts: ReadonlyArray<readonly [string, string]>): Promise<Exporter> {
+async function startExporter(name: string, root: string, mounts: ReadonlyArray<readonly [string, string]>): Promise<Exporter> {
   const script = 'set -e; while [ "$1" != -- ]; do mount -t tmpfs -o "size=$1" tmpfs "$2"; shift 2; done; shift; exec "$@"';
   const child = spawn(
     'unshare',
@@ -63,7 +65,7 @@ async function startExporter(name: string, root: string, port: number, mounts: R
       bin,
       'metrics',
       '--listen',
-      `127.0.0.1:${port}`,
+      '127.0.0.1:0',
       '--timeout',
       '700',
       '--mount-points-exclude',
@@ -72,15 +74,16 @@ async function startExporter(name: string, root: string, port: number, mounts: R
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';
-  await new Promise<void>((resolve, reject) => {
+  const port = await new Promise<number>((resolve, reject) => {
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
-      if (stderr.includes('serving metrics on')) resolve();
+      const match = /serving metrics on http:\/\/127\.0\.0\.1:(\d+)\/metrics/.exec(stderr);
+      if (match) resolve(Number(match[1]));
     });
     child.once('exit', () => reject(new Error(`exporter ${name} exited:\n${stderr}`)));
   });
   const pid = child.pid!;
-  return { name, child, pid, inside: (path) => `/proc/${pid}/root${path}` };
+  return { name, child, pid, port, inside: (path) => `/proc/${pid}/root${path}` };
 }
 
 async function stopExporter(exporter: Exporter): Promise<void> {
@@ -142,20 +145,19 @@ describe.skipIf(announceSkip('the fleet tools against a real Prometheus', skipRe
 
   beforeAll(async () => {
     for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
-    const ports = [await freePort(), await freePort(), await freePort()];
-    const alpha = await startExporter('alpha', root, ports[0]!, [
+    const alpha = await startExporter('alpha', root, [
       ['512m', dirs.fill],
       ['64m', dirs.half],
     ]);
     exporters.push(alpha);
-    const beta = await startExporter('beta', root, ports[1]!, [
+    const beta = await startExporter('beta', root, [
       ['32m', dirs.full],
       ['16m', dirs.empty],
     ]);
     exporters.push(beta);
     // In this namespace, before gamma's is copied from it: only gamma sees it.
     stuck = await mountFuse('hang', dirs.stuck);
-    const gamma = await startExporter('gamma', root, ports[2]!, [['8m', dirs.some]]);
+    const gamma = await startExporter('gamma', root, [['8m', dirs.some]]);
     exporters.push(gamma);
     // 70% of fill (below node-mixin's 40% available: NodeFilesystemSpaceFillingUp once it fills),
     // 40 of 64 MiB of half, 31 of 32 MiB of full (3.1% available: NodeFilesystemAlmostOutOfSpace, warning only), 2 of 8 MiB of some.
@@ -165,9 +167,9 @@ describe.skipIf(announceSkip('the fleet tools against a real Prometheus', skipRe
     fill(gamma.inside(`${dirs.some}/data`), 2 * MiB);
 
     prometheus = await startPrometheus(tools as PrometheusTools, tempDir('diskprobe-fleet-prometheus-'), [
-      { address: `127.0.0.1:${ports[0]}`, labels: { instance: 'alpha' } },
-      { address: `127.0.0.1:${ports[1]}`, labels: { instance: 'beta' } },
-      { address: `127.0.0.1:${ports[2]}`, labels: { instance: 'gamma' } },
+      { address: `127.0.0.1:${alpha.port}`, labels: { instance: 'alpha' } },
+      { address: `127.0.0.1:${beta.port}`, labels: { instance: 'beta' } },
+      { address: `127.0.0.1:${gamma.port}`, labels: { instance: 'gamma' } },
     ]);
     const target = alpha.inside(`${dirs.fill}/growing`);
     let bytes = 0;

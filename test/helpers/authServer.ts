@@ -9,8 +9,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 
-import { freePort } from './prometheus.js';
-
 export interface AuthServer {
   /** The issuer identifier, e.g. http://127.0.0.1:PORT (no trailing slash). */
   readonly issuer: string;
@@ -157,8 +155,9 @@ export async function startAuthServer(
   options: { port?: number; accessTokenTtl?: number; accessTokenFormat?: 'jwt' | 'opaque'; users?: boolean } = {},
 ): Promise<AuthServer> {
   const { default: Provider, errors } = await loadOidcProvider();
-  const port = options.port ?? (await freePort());
-  const issuer = `http://127.0.0.1:${port}`;
+  // Port 0 at first: the kernel's choice, never a port another test may take between a pick and the bind.
+  let port = options.port ?? 0;
+  let issuer = '';
   const ttl = options.accessTokenTtl ?? 300;
   let jwksFetches = 0;
   let discoveryFetches = 0;
@@ -232,7 +231,8 @@ export async function startAuthServer(
   });
 
   const start = async (): Promise<void> => {
-    const handle = new Provider(issuer, configuration(privateJwk)).callback();
+    // The provider needs its issuer, which holds the port: made once the server listens.
+    let handle: Listener | undefined;
     const listening = createServer((req, res) => {
       const path = (req.url ?? '').split('?')[0] ?? '';
       if (req.headers[OWN_REQUEST] === undefined) {
@@ -240,7 +240,8 @@ export async function startAuthServer(
         if (DISCOVERY_PATHS.has(path)) discoveryFetches += 1;
         if (path === INTROSPECTION_PATH) introspections += 1;
       }
-      void handle(req, res);
+      if (handle === undefined) res.writeHead(503).end();
+      else void handle(req, res);
     });
     await new Promise<void>((resolve, reject) => {
       listening.once('error', reject);
@@ -249,6 +250,9 @@ export async function startAuthServer(
         resolve();
       });
     });
+    port = (listening.address() as { port: number }).port;
+    issuer = `http://127.0.0.1:${port}`;
+    handle = new Provider(issuer, configuration(privateJwk)).callback();
     server = listening;
   };
 
@@ -279,7 +283,9 @@ export async function startAuthServer(
 
   await start();
   return {
-    issuer,
+    get issuer() {
+      return issuer;
+    },
     get jwksFetches() {
       return jwksFetches;
     },
