@@ -388,6 +388,8 @@ describe('IssuerKeys and a server that rotates, stops or misbehaves', () => {
 
       clock.advance(POLICY.maxAgeMs + 1);
       await verify(issued, keys);
+      // The refresh behind that request fails (the server is down) before the clock moves on.
+      await settle(keys);
       await verify(forged, keys);
       clock.advance(POLICY.retryMs - 1);
       await verify(issued, keys);
@@ -407,6 +409,11 @@ describe('IssuerKeys and a server that rotates, stops or misbehaves', () => {
     }
   });
 });
+
+/** Waits until no refresh of `keys` is under way (one runs behind a request once the keys are old). */
+async function settle(keys: IssuerKeys): Promise<void> {
+  await expect.poll(() => (keys as unknown as { refreshing: unknown }).refreshing).toBeUndefined();
+}
 
 describe('IssuerKeys held, and a server gone silent', () => {
   it('answers from the old keys at once while a refresh waits out its timeout behind the request', async () => {
@@ -604,7 +611,10 @@ describe('IssuerKeys and documents that are not what they should be', () => {
       broken = true;
       clock.advance(POLICY.maxAgeMs + 1);
       await verify(token, keys);
-      expect(flaky.paths.filter((path) => path === '/jwks')).toHaveLength(2);
+      // The refresh runs behind the request: wait for it to have asked, and failed.
+      await expect.poll(() => flaky.paths.filter((path) => path === '/jwks')).toHaveLength(2);
+      await settle(keys);
+      await verify(token, keys);
       expect(keys.fetches).toBe(1);
     } finally {
       await flaky.close();
