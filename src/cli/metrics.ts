@@ -58,7 +58,7 @@ export async function serveMetrics(options: MetricsOptions & { readonly listen: 
   } catch (error) {
     return fail(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
   }
-  const shown = address.address.includes(':') ? `[${address.address}]` : address.address;
+  const shown = urlHost(address.address);
   log(`diskprobe: serving metrics on http://${shown}:${address.port}/metrics${token ? ' (bearer token required)' : ''}`);
   if (auth !== undefined) announce(auth, `http://${urlHost(host)}:${address.port}/metrics`, log);
   // At once if the signal came while starting; the signals stay handled to the end (stopSignals.ts).

@@ -123,7 +123,7 @@ export async function serveHttp(options: ServeOptions, http: HttpOptions): Promi
   } catch (error) {
     return fail(`cannot listen on ${http.host}:${http.port}: ${(error as Error).message}`);
   }
-  const shown = address.address.includes(':') ? `[${address.address}]` : address.address;
+  const shown = urlHost(address.address);
   const scheme = tls ? 'https' : 'http';
   log(`diskprobe: serving MCP on ${scheme}://${shown}:${address.port}/mcp${token ? ' (bearer token required)' : ''}`);
   if (auth !== undefined) announce(auth, `${scheme}://${urlHost(http.host)}:${address.port}/mcp`, log);
