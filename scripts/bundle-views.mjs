@@ -1,6 +1,6 @@
 // `npm run compile:views`: the MCP Apps views (views/*.ts, views/view.css)
 // as one self-contained HTML page each, dist/views/<name>.html, which the
-// server serves as ui://diskprobe/<name> (src/mcp/appViews.ts). Everything
+// server serves as ui://diskprobe/<name> (src/apps/appViews.ts). Everything
 // is inline: a host's default Content-Security-Policy for a view allows no
 // network (apps.mdx, "Host Behavior"), and a view needs none. Each page must
 // stay within VIEW_BUDGET bytes.

@@ -10,7 +10,7 @@
 //
 // The event loop is measured inside the server: DISKPROBE_DEBUG_EVENT_LOOP=1
 // makes it sample its loop with perf_hooks.monitorEventLoopDelay (a 10 ms
-// timer) and write the figures to stderr as it exits (src/cli/serve.ts).
+// timer) and write the figures to stderr as it exits (src/cli/serve/serve.ts).
 
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -97,7 +97,7 @@ answer and checks that it answers a request in flight, once, with the right kind
 **What the first runs found** (2026-11-29, by hand). With a client that keeps 256 requests in flight
 the server was already within both limits (RSS +1 to +2 MB once the warm-up was long enough, longest
 gap about 20 ms). Truly pipelined, it was not: RSS went to 1.27 GB (+1,046 MB over the warm-up) and
-the loop stalled for up to 687 ms. \`src/stdioTransport.ts\` read stdin without limit: whenever the
+the loop stalled for up to 687 ms. \`src/transport/stdio/stdioTransport.ts\` read stdin without limit: whenever the
 client read answers more slowly than the server produced them, requests and answers piled up in
 memory (at exit V8's heap still held 810 MB), and since libuv reads a pipe up to 32 times a turn,
 64 KiB each, one turn could dispatch thousands of requests. The transport now pauses its input while
@@ -445,7 +445,7 @@ function serverDebugReport(stderr) {
     if (line.startsWith('{"eventLoopDelay"')) found = JSON.parse(line);
     else problem(`the server wrote to stderr: ${line.slice(0, 300)}`);
   }
-  if (found === undefined) problem('the server wrote no event-loop figures to stderr: is DISKPROBE_DEBUG_EVENT_LOOP handled in src/cli/serve.ts?');
+  if (found === undefined) problem('the server wrote no event-loop figures to stderr: is DISKPROBE_DEBUG_EVENT_LOOP handled in src/cli/serve/serve.ts?');
   return found;
 }
 

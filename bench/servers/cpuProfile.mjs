@@ -22,7 +22,7 @@ const LAYERS = [
   { name: 'probe: `src/probe/` (addon calls included)', test: (url) => url.includes('/dist/probe/') },
   { name: 'JSON-RPC: `src/jsonrpc/` (JSON.parse / JSON.stringify included)', test: (url) => url.includes('/dist/jsonrpc/') },
   { name: 'MCP: `src/mcp/` and `src/format/`', test: (url) => /\/dist\/(mcp|format)\//.test(url) },
-  { name: 'transport: `src/stdioTransport.ts`', test: (url) => url.includes('/dist/stdioTransport.') },
+  { name: 'transport: `src/transport/`', test: (url) => url.includes('/dist/transport/') },
   { name: 'other Node internals (stdin reads, promises, timers)', test: (url) => url.startsWith('node:') },
   { name: 'other', test: () => true },
 ];

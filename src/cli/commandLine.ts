@@ -3,12 +3,12 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 
 import { type Matcher, parseSelector } from '../fleet/promql.js';
-import { isLogLevel, LOG_LEVELS, type LogLevel } from '../mcp/logging.js';
+import { isLogLevel, LOG_LEVELS, type LogLevel } from '../mcp/protocol/logging.js';
 import { DEFAULT_FS_TYPES_EXCLUDE, DEFAULT_MOUNT_POINTS_EXCLUDE } from '../metrics/exclusions.js';
 import { DEFAULT_TIMEOUT_MS, DEFAULT_WALK_BUDGET_MS, INT32_MAX, MAX_TIMEOUT_MS } from '../probe/limits.js';
 import { AUTH_OPTIONS, type AuthOptions, parseAuth } from './authCommandLine.js';
-import { type DfOptions, parseDfCommandLine } from './dfCommandLine.js';
-import { type DuOptions, parseDuCommandLine } from './duCommandLine.js';
+import { type DfOptions, parseDfCommandLine } from './df/dfCommandLine.js';
+import { type DuOptions, parseDuCommandLine } from './du/duCommandLine.js';
 import { UsageError } from './usageError.js';
 
 export { DfUsageError, DuUsageError, UsageError } from './usageError.js';

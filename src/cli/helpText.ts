@@ -1,7 +1,7 @@
 // What --help prints: a summary of the commands, or one command's own
 // options. A new command adds its line to COMMANDS and its text to helpText.
 
-import { LOG_LEVELS } from '../mcp/logging.js';
+import { LOG_LEVELS } from '../mcp/protocol/logging.js';
 import { DEFAULT_TIMEOUT_MS, DEFAULT_WALK_BUDGET_MS, MAX_TIMEOUT_MS } from '../probe/limits.js';
 import { DEFAULT_AUTH_SCOPE } from './authCommandLine.js';
 import { type CommandName, DEFAULT_MAX_MESSAGE_BYTES, HTTP_DEFAULTS, METRICS_TIMEOUT_MS, PROMETHEUS_TIMEOUT_MS } from './commandLine.js';

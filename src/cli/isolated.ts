@@ -16,10 +16,10 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-import type { DfOptions } from './df.js';
-import type { DuOptions } from './du.js';
+import type { DfOptions } from './df/df.js';
+import type { DuOptions } from './du/du.js';
 import type { IsolatedMessage, IsolatedRequest } from './isolatedWorker.js';
-import type { MetricsOnceOptions } from './metricsOnce.js';
+import type { MetricsOnceOptions } from './metrics/metricsOnce.js';
 
 /** A command the worker can run, with options that survive JSON. */
 export type IsolatedJob =

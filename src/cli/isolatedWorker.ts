@@ -27,15 +27,15 @@ function send(message: IsolatedMessage): void {
 async function run(job: IsolatedJob, output: IsolatedOutput): Promise<number> {
   switch (job.command) {
     case 'df': {
-      const { runDf } = await import('./df.js');
+      const { runDf } = await import('./df/df.js');
       return runDf(job.options, output);
     }
     case 'du': {
-      const { runDu } = await import('./du.js');
+      const { runDu } = await import('./du/du.js');
       return runDu(job.options, output);
     }
     case 'metrics': {
-      const { printMetrics } = await import('./metricsOnce.js');
+      const { printMetrics } = await import('./metrics/metricsOnce.js');
       return printMetrics(job.options, output);
     }
   }

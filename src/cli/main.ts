@@ -44,17 +44,17 @@ async function run(command: Command): Promise<number> {
       process.stdout.write(`${packageVersion()}\n`);
       return 0;
     case 'serve': {
-      const { serve } = await import('./serve.js');
+      const { serve } = await import('./serve/serve.js');
       return exitServer(await serve(command.options));
     }
     case 'metrics': {
       const { listen } = command.options;
       if (listen !== undefined) {
-        const { serveMetrics } = await import('./metrics.js');
+        const { serveMetrics } = await import('./metrics/metrics.js');
         return exitServer(await serveMetrics({ ...command.options, listen }));
       }
       // Printed once, as df is: here if nothing can block, else in a child (isolated.ts).
-      const { metricsOnceOptions, printMetricsHere } = await import('./metricsOnce.js');
+      const { metricsOnceOptions, printMetricsHere } = await import('./metrics/metricsOnce.js');
       const options = metricsOnceOptions(command.options);
       const status = await printMetricsHere(options, output);
       if (status !== undefined) return status;
@@ -65,7 +65,7 @@ async function run(command: Command): Promise<number> {
       // Here, when every probe can be answered on this thread, where none
       // can block; otherwise in a child process this one can leave behind
       // (see isolated.ts). Loaded only now: --help and --version load no addon.
-      const { runDfHere } = await import('./df.js');
+      const { runDfHere } = await import('./df/df.js');
       const status = await runDfHere(command.options, output);
       if (status !== undefined) return status;
       const { runIsolated } = await import('./isolated.js');
@@ -76,7 +76,7 @@ async function run(command: Command): Promise<number> {
       for (const warning of command.warnings) process.stderr.write(`diskprobe: ${warning}\n`);
       // --timeout counts from this process's start, whichever process walks.
       const options = { ...command.options, startedAt: performance.timeOrigin };
-      const { runDuHere } = await import('./du.js');
+      const { runDuHere } = await import('./du/du.js');
       const status = await runDuHere(options, output);
       if (status !== undefined) return status;
       const { runIsolated } = await import('./isolated.js');

@@ -3,8 +3,8 @@
 // the issuers' keys fetched so that the first request need not wait.
 import { readFileSync } from 'node:fs';
 
-import type { IntrospectionClient } from '../http/auth/introspection.js';
-import { ResourceServer } from '../http/auth/resourceServer.js';
+import type { IntrospectionClient } from '../transport/http/auth/introspection.js';
+import { ResourceServer } from '../transport/http/auth/resourceServer.js';
 import type { AuthOptions } from './authCommandLine.js';
 
 /** The resource server for --auth-issuer; throws a message when a static token is given too. */

@@ -1,5 +1,5 @@
 // JSON-RPC 2.0's error codes and the one error class that travels on the
-// wire. Codes of the protocol on top (MCP's) live with it, in src/mcp/errors.ts.
+// wire. Codes of the protocol on top (MCP's) live with it, in src/mcp/protocol/errors.ts.
 // Anything else a handler throws is a bug: it becomes -32603 with a generic
 // message, and the details go to stderr.
 

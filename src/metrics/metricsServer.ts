@@ -1,6 +1,6 @@
 // `diskprobe metrics --listen`: GET /metrics, small and hardened. node:http
 // alone; loopback by default; the Host, Origin and bearer-token checks of the
-// MCP endpoint (src/http/access.ts); header and request timeouts; at most
+// MCP endpoint (src/transport/http/access.ts); header and request timeouts; at most
 // MAX_SCRAPES scrapes at once (a dead mount fails fast, so scrapes never
 // pile up threads); every other path is 404. A scrape's budget is
 // Prometheus's own scrape timeout (X-Prometheus-Scrape-Timeout-Seconds) less a
@@ -8,10 +8,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { type AccessPolicy, checkAccess } from '../http/access.js';
-import { serveMetadata } from '../http/auth/protectedResource.js';
-import type { ResourceServer } from '../http/auth/resourceServer.js';
-import { listenOn, stopAccepting } from '../http/listening.js';
+import { type AccessPolicy, checkAccess } from '../transport/http/access.js';
+import { serveMetadata } from '../transport/http/auth/protectedResource.js';
+import type { ResourceServer } from '../transport/http/auth/resourceServer.js';
+import { listenOn, stopAccepting } from '../transport/http/listening.js';
 import { CONTENT_TYPES, type Family, negotiate, render } from './exposition.js';
 
 /** Scrapes answered at once; more get 503 (Prometheus scrapes a target once an interval). */

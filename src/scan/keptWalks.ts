@@ -3,7 +3,7 @@
 // once. Bounded in number and in directories, dropped after a while, and
 // dropped when a mount comes or goes at, below or above their start. A walk still running is kept too:
 // a later call waits on it rather than starting another (the MCP tool's
-// budget, src/mcp/tools/directoryUsageTool.ts).
+// budget, src/mcp/features/tools/directoryUsageTool.ts).
 import { sep } from 'node:path';
 
 import { onMountEvent } from '../probe/probe.js';

@@ -1,4 +1,4 @@
-// One issuer's signing keys (src/http/auth/issuerKeys.ts), against a real
+// One issuer's signing keys (src/transport/http/auth/issuerKeys.ts), against a real
 // authorization server (oidc-provider, test/helpers/authServer.ts) and small
 // node:http / node:net servers that misbehave on purpose: discovery, caching,
 // unknown kids, rotation, a server that is down or never answers, stale keys
@@ -10,8 +10,8 @@ import { createServer as createNetServer, type Socket } from 'node:net';
 import * as jose from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { IssuerKeys, type KeyFetchPolicy } from '../../dist/http/auth/issuerKeys.js';
-import { IssuerUnavailable, isSecureEnough, metadataUrls } from '../../dist/http/auth/issuerMetadata.js';
+import { IssuerKeys, type KeyFetchPolicy } from '../../dist/transport/http/auth/issuerKeys.js';
+import { IssuerUnavailable, isSecureEnough, metadataUrls } from '../../dist/transport/http/auth/issuerMetadata.js';
 import { type AuthServer, startAuthServer } from '../helpers/authServer.js';
 import { freePort } from '../helpers/prometheus.js';
 

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { covers, grantedScopes, missingScopes, SCOPE_TOKEN } from '../../dist/http/auth/scopes.js';
+import { covers, grantedScopes, missingScopes, SCOPE_TOKEN } from '../../dist/transport/http/auth/scopes.js';
 
 const set = (...scopes: string[]): Set<string> => new Set(scopes);
 const sorted = (scopes: Set<string>): string[] => [...scopes].sort();

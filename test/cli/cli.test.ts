@@ -5,7 +5,7 @@ import { cpSync, existsSync, readFileSync, rmSync, statSync, symlinkSync } from 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { type DfOptions, parseDfCommandLine } from '../../dist/cli/dfCommandLine.js';
+import { type DfOptions, parseDfCommandLine } from '../../dist/cli/df/dfCommandLine.js';
 import { announceSkip, df, gnuDfSkipReason, has, linuxSkipReason, posixPathsSkipReason, projectRoot, tempDir } from '../helpers/system.js';
 import { cliPath, gnuDf, ownStderr, runCli, tableRows, whileStill } from './cliProcess.js';
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { DfUsageError, parseCommandLine, UsageError } from '../../dist/cli/commandLine.js';
-import type { DfOptions } from '../../dist/cli/dfCommandLine.js';
+import type { DfOptions } from '../../dist/cli/df/dfCommandLine.js';
 import { failureReason } from '../../dist/format/failureReason.js';
 
 const df = (fields: object = {}) => ({ kind: 'df', options: expect.objectContaining({ json: false, timeout: 5000, paths: [], ...fields }) });

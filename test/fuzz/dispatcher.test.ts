@@ -11,12 +11,12 @@ import { describe, expect, it } from 'vitest';
 
 import { Dispatcher } from '../../dist/jsonrpc/dispatcher.js';
 import { encodeMessage } from '../../dist/jsonrpc/framing.js';
-import { RootPolicy } from '../../dist/mcp/roots.js';
+import { RootPolicy } from '../../dist/mcp/features/roots.js';
+import { diskUsageTool } from '../../dist/mcp/features/tools/diskUsageTool.js';
+import { listMountsTool } from '../../dist/mcp/features/tools/listMountsTool.js';
+import { systemInfoTool } from '../../dist/mcp/features/tools/systemInfoTool.js';
+import { LEGACY_VERSIONS } from '../../dist/mcp/protocol/versions.js';
 import { McpServer } from '../../dist/mcp/server.js';
-import { diskUsageTool } from '../../dist/mcp/tools/diskUsageTool.js';
-import { listMountsTool } from '../../dist/mcp/tools/listMountsTool.js';
-import { systemInfoTool } from '../../dist/mcp/tools/systemInfoTool.js';
-import { LEGACY_VERSIONS } from '../../dist/mcp/versions.js';
 import { build, type FuzzFrame, frame, jsonLine, modernFrame, printable } from './frames.js';
 import { HANDSHAKE_ID, type Ids } from './ids.js';
 import { type ModelFrame, modelFrames, Owed } from './model.js';

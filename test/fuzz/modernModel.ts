@@ -6,7 +6,7 @@
 // requestState (basic/patterns/mrtr.mdx), and subscriptions/listen
 // (basic/patterns/subscriptions.mdx). Where the spec leaves an order open
 // (which of two faults is reported), the model allows either, or takes the
-// order this server documents: the version first (src/mcp/eras/requestMeta.ts).
+// order this server documents: the version first (src/mcp/protocol/eras/requestMeta.ts).
 
 export type RequestId = string | number;
 

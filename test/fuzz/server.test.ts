@@ -17,7 +17,7 @@ import { spawn } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { LEGACY_VERSIONS } from '../../dist/mcp/versions.js';
+import { LEGACY_VERSIONS } from '../../dist/mcp/protocol/versions.js';
 import { serverPath } from '../e2e/mcpClient.js';
 import { type FuzzFrame, frame, hugeLine, modernFrame } from './frames.js';
 import { HANDSHAKE_ID, Ids } from './ids.js';

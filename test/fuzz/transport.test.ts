@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 
 import { Dispatcher } from '../../dist/jsonrpc/dispatcher.js';
 import { RpcError } from '../../dist/jsonrpc/errors.js';
-import { StdioTransport, type TransportOptions } from '../../dist/stdioTransport.js';
+import { StdioTransport, type TransportOptions } from '../../dist/transport/stdio/stdioTransport.js';
 import { modelFrames, Owed } from './model.js';
 import { compare, Said } from './said.js';
 import { check } from './seed.js';

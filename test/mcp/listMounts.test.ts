@@ -2,11 +2,10 @@
 // the budget, a summary of all, and a cursor that pages through every mount
 // exactly once, whatever the sort and filters.
 import { describe, expect, it } from 'vitest';
-
-import { validateArguments } from '../../dist/mcp/inputValidation.js';
-import { listMountsTool, presentMounts } from '../../dist/mcp/tools/listMountsTool.js';
-import { type ListedMount, listedMount } from '../../dist/mcp/tools/mountListing.js';
-import { grouped, TEXT_BUDGET } from '../../dist/mcp/tools/pageBudget.js';
+import { listMountsTool, presentMounts } from '../../dist/mcp/features/tools/listMountsTool.js';
+import { type ListedMount, listedMount } from '../../dist/mcp/features/tools/mountListing.js';
+import { grouped, TEXT_BUDGET } from '../../dist/mcp/features/tools/pageBudget.js';
+import { validateArguments } from '../../dist/mcp/protocol/inputValidation.js';
 
 const TIMEOUT = 5000;
 const GiB = 2 ** 30;

@@ -3,11 +3,11 @@
 import { describe, expect, it } from 'vitest';
 
 import { Dispatcher } from '../../dist/jsonrpc/dispatcher.js';
-import type { Notification } from '../../dist/mcp/requestScope.js';
-import { RootPolicy } from '../../dist/mcp/roots.js';
+import { RootPolicy } from '../../dist/mcp/features/roots.js';
+import type { Notification } from '../../dist/mcp/protocol/requestScope.js';
+import type { Tool } from '../../dist/mcp/protocol/tool.js';
+import { LEGACY_VERSIONS } from '../../dist/mcp/protocol/versions.js';
 import { McpServer } from '../../dist/mcp/server.js';
-import type { Tool } from '../../dist/mcp/tools/tool.js';
-import { LEGACY_VERSIONS } from '../../dist/mcp/versions.js';
 import { announceSkip, linuxSkipReason, posixPathsSkipReason } from '../helpers/system.js';
 
 const slowTool: Tool = {

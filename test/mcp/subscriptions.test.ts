@@ -3,9 +3,9 @@
 import { describe, expect, it } from 'vitest';
 
 import { RequestSignal } from '../../dist/jsonrpc/requestSignal.js';
-import type { Notification, RequestScope } from '../../dist/mcp/requestScope.js';
-import { MAX_SUBSCRIPTIONS, Subscriptions } from '../../dist/mcp/subscriptions.js';
-import { VERSION_RULES } from '../../dist/mcp/versions.js';
+import type { Notification, RequestScope } from '../../dist/mcp/protocol/requestScope.js';
+import { MAX_SUBSCRIPTIONS, Subscriptions } from '../../dist/mcp/protocol/subscriptions.js';
+import { VERSION_RULES } from '../../dist/mcp/protocol/versions.js';
 
 function scopeFor(id: number, sent: Array<Notification & { id: number }>): RequestScope {
   return {

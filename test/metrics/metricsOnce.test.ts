@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { printMetricsHere } from '../../dist/cli/metricsOnce.js';
+import { printMetricsHere } from '../../dist/cli/metrics/metricsOnce.js';
 import { MountTable, parseMountInfo } from '../../dist/probe/mountTable.js';
 import { runCliUntil, runPipedThroughCat } from '../cli/cliProcess.js';
 import { announceSkip, type FuseMount, fuseSkipReason, linuxSkipReason, mountFuse } from '../helpers/system.js';

@@ -3,9 +3,9 @@
 // timeout, then prints a table like `df -hT` or exact JSON.
 import { realpathSync, statSync } from 'node:fs';
 
-import type { MountEntry } from '../probe/mountTable.js';
-import { backend, dfMounts, diskUsage, diskUsageInline, listMounts } from '../probe/probe.js';
-import type { DiskUsage, Mount } from '../probe/types.js';
+import type { MountEntry } from '../../probe/mountTable.js';
+import { backend, dfMounts, diskUsage, diskUsageInline, listMounts } from '../../probe/probe.js';
+import type { DiskUsage, Mount } from '../../probe/types.js';
 import type { DfOptions } from './dfCommandLine.js';
 import { type DfOutcome, type DfOutput, type DfTarget, report } from './dfReport.js';
 import { mountSelected, overMounted } from './dfSelection.js';

@@ -4,14 +4,14 @@
 // Pure: arguments and environment in, options out, so that every way of
 // getting it wrong is tested without starting a process.
 
-import { type BlockSizeEnv, blockSizeMessage, defaultBlockSize, humanOptions, STRTOL } from '../format/blockSize.js';
-import { longDoublePrecision } from '../format/extendedFloat.js';
-import { HUMAN, HUMAN_1000, HUMAN_1024 } from '../format/humanReadable.js';
-import { localeIsUtf8, quoteArgument } from '../format/quoteArgument.js';
-import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../probe/limits.js';
+import { type BlockSizeEnv, blockSizeMessage, defaultBlockSize, humanOptions, STRTOL } from '../../format/blockSize.js';
+import { longDoublePrecision } from '../../format/extendedFloat.js';
+import { HUMAN, HUMAN_1000, HUMAN_1024 } from '../../format/humanReadable.js';
+import { localeIsUtf8, quoteArgument } from '../../format/quoteArgument.js';
+import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../../probe/limits.js';
+import { getoptLong, type LongOption } from '../gnuGetopt.js';
+import { DfUsageError } from '../usageError.js';
 import { type DfColumn, type DfField, type DfMode, type DfNumbers, dfColumns, isDfField } from './dfFields.js';
-import { getoptLong, type LongOption } from './gnuGetopt.js';
-import { DfUsageError } from './usageError.js';
 
 /** What `diskprobe df` is asked to do. Plain JSON: it is sent as is to the df worker process. */
 export interface DfOptions {

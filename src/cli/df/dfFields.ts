@@ -2,7 +2,7 @@
 // shows, and their headers, as get_field_list and get_header in coreutils
 // 9.1's df.c choose them. Pure: options in, columns out.
 
-import { HUMAN, humanReadable } from '../format/humanReadable.js';
+import { HUMAN, humanReadable } from '../../format/humanReadable.js';
 
 /** The fields of --output, in the order `--output` alone shows them. */
 export const DF_FIELDS = ['source', 'fstype', 'itotal', 'iused', 'iavail', 'ipcent', 'size', 'used', 'avail', 'pcent', 'file', 'target'] as const;

@@ -4,7 +4,7 @@
 // the probe answered (bigints, written by exactJson.ts) and null where it
 // did not. Documented in docs/api.md.
 
-import type { Backend, DiskUsage, InodeUsage, Mount } from '../probe/types.js';
+import type { Backend, DiskUsage, InodeUsage, Mount } from '../../probe/types.js';
 
 /** Why an entry has no counts: an fs-style code (ENOENT, ETIMEDOUT…) and the reason in words, as stderr gives it. */
 export interface DfJsonError {

@@ -4,15 +4,15 @@
 
 import { realpathSync } from 'node:fs';
 
-import { displayPath } from '../format/displayPath.js';
-import { failureReason } from '../format/failureReason.js';
-import { quoteName } from '../format/quoteName.js';
-import type { Backend, DiskUsage, Mount } from '../probe/types.js';
+import { displayPath } from '../../format/displayPath.js';
+import { failureReason } from '../../format/failureReason.js';
+import { quoteName } from '../../format/quoteName.js';
+import type { Backend, DiskUsage, Mount } from '../../probe/types.js';
+import { stringifyExact } from '../exactJson.js';
 import type { DfOptions } from './dfCommandLine.js';
 import { type DfJsonEntry, failedEntry, usageEntry } from './dfJson.js';
 import { hasUuidSuffix, isRemoteMount, mountSelected, typeSelected } from './dfSelection.js';
 import { type DfRow, renderDfTable } from './dfTable.js';
-import { stringifyExact } from './exactJson.js';
 
 /** What was asked about: a path as given (`file`), or a mount from the table (`file` "-"). */
 export interface DfTarget {

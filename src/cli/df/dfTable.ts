@@ -2,11 +2,11 @@
 // as get_dev in coreutils 9.1's df.c fills them, then --total's row, laid out
 // as print_table lays them out (table.ts). Pure: rows in, text out.
 
-import { dfPercentCell, knownValue } from '../format/dfPercent.js';
-import { longDoublePrecision } from '../format/extendedFloat.js';
-import { HUMAN_1024, humanReadable } from '../format/humanReadable.js';
-import { humanSize } from '../format/humanSize.js';
-import type { DiskUsage } from '../probe/types.js';
+import { dfPercentCell, knownValue } from '../../format/dfPercent.js';
+import { longDoublePrecision } from '../../format/extendedFloat.js';
+import { HUMAN_1024, humanReadable } from '../../format/humanReadable.js';
+import { humanSize } from '../../format/humanSize.js';
+import type { DiskUsage } from '../../probe/types.js';
 import { type DfColumn, type DfNumbers, FIELD_DATA } from './dfFields.js';
 import { countsOf, type FieldValues, type FsCounts, fieldValues, GrandTotal, UNKNOWN_COUNTS } from './dfValues.js';
 import { type Cell, type Column, type Row, renderTable } from './table.js';

@@ -3,7 +3,7 @@
 // units, uintmax_t wide, 2^64 − 1 for "unknown", and the --total row's sums
 // (grand_fsu), which wrap past 2^64 as df's do. Pure.
 
-import type { DiskUsage } from '../probe/types.js';
+import type { DiskUsage } from '../../probe/types.js';
 
 const UINTMAX_MAX = (1n << 64n) - 1n;
 const wrap = (value: bigint): bigint => BigInt.asUintN(64, value);

@@ -9,12 +9,13 @@
 // command can leave behind (isolated.ts), as `diskprobe df` does.
 import { resolve } from 'node:path';
 
-import { longDoublePrecision } from '../format/extendedFloat.js';
-import { HUMAN_1024 } from '../format/humanReadable.js';
-import { backend } from '../probe/probe.js';
-import { mountsFor, runWalk, startWalk } from '../scan/runWalk.js';
-import type { DirectoryUsage } from '../scan/types.js';
-import { STALL_MS } from '../scan/walk.js';
+import { longDoublePrecision } from '../../format/extendedFloat.js';
+import { HUMAN_1024 } from '../../format/humanReadable.js';
+import { backend } from '../../probe/probe.js';
+import { mountsFor, runWalk, startWalk } from '../../scan/runWalk.js';
+import type { DirectoryUsage } from '../../scan/types.js';
+import { STALL_MS } from '../../scan/walk.js';
+import { stringifyExact } from '../exactJson.js';
 import type { DuOptions } from './duCommandLine.js';
 import { ftsEntryRanks } from './duFtsOrder.js';
 import { failedEntry, jsonEntry } from './duJson.js';
@@ -22,7 +23,6 @@ import { listTree, type UnfinishedReasons } from './duListing.js';
 import { type DuOutput, DuWriter, duSizeText, quoteAlways } from './duOutput.js';
 import { type DuStart, mayBlock, startAnywhere, startHere } from './duStart.js';
 import { topReport } from './duTop.js';
-import { stringifyExact } from './exactJson.js';
 
 export type { DuOptions } from './duCommandLine.js';
 export type { DuOutput } from './duOutput.js';

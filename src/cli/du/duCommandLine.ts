@@ -5,12 +5,12 @@
 // in, options out, so that every way of getting it wrong is tested without
 // starting a process.
 
-import { type BlockSizeEnv, blockSizeMessage, humanOptions, STRTOL, strtoumax } from '../format/blockSize.js';
-import { HUMAN_1000, HUMAN_1024 } from '../format/humanReadable.js';
-import { localeIsUtf8, quoteArgument } from '../format/quoteArgument.js';
-import { MAX_TIMEOUT_MS } from '../probe/limits.js';
-import { getoptEvents, type LongOption } from './gnuGetopt.js';
-import { DuUsageError } from './usageError.js';
+import { type BlockSizeEnv, blockSizeMessage, humanOptions, STRTOL, strtoumax } from '../../format/blockSize.js';
+import { HUMAN_1000, HUMAN_1024 } from '../../format/humanReadable.js';
+import { localeIsUtf8, quoteArgument } from '../../format/quoteArgument.js';
+import { MAX_TIMEOUT_MS } from '../../probe/limits.js';
+import { getoptEvents, type LongOption } from '../gnuGetopt.js';
+import { DuUsageError } from '../usageError.js';
 
 /** What `diskprobe du` is asked to do. Plain JSON: it is sent as is to the worker process. */
 export interface DuOptions {

@@ -11,9 +11,9 @@
 // Only on mounts that cannot hang: elsewhere (FUSE) the listing order stands.
 import { lstatSync } from 'node:fs';
 
-import { NodeFlag } from '../probe/nativeBinding.js';
-import { listMounts, mountHolding } from '../probe/probe.js';
-import type { ScanTree } from '../scan/scanTree.js';
+import { NodeFlag } from '../../probe/nativeBinding.js';
+import { listMounts, mountHolding } from '../../probe/probe.js';
+import type { ScanTree } from '../../scan/scanTree.js';
 import { fileName, nodePath } from './duPaths.js';
 
 /** fts's batch, and the size past which it sorts one (FTS_MAX_READDIR_ENTRIES, FTS_INODE_SORT_DIR_ENTRIES_THRESHOLD). */

@@ -2,9 +2,9 @@
 // it (src/scan/types.ts, DirectoryUsage), from the walk the command made,
 // with exact integers (exactJson.ts). Paths are named as directoryUsage()
 // names them: the operand made absolute, then the names below it.
-import { ScanTree } from '../scan/scanTree.js';
-import { summarize } from '../scan/summarize.js';
-import type { DirectoryUsage } from '../scan/types.js';
+import { ScanTree } from '../../scan/scanTree.js';
+import { summarize } from '../../scan/summarize.js';
+import type { DirectoryUsage } from '../../scan/types.js';
 
 /** Levels of children at most: deeper, the answer would be the whole tree twice over. */
 const MAX_DEPTH = 64;

@@ -13,9 +13,9 @@
 // an entry could not be stat'ed, "cannot read directory" before the line of
 // a directory that could not be listed (du still prints and counts it).
 // A walk that stopped (a deadline, a dead mount) names what it did not finish.
-import { strerror } from '../format/strerror.js';
-import { NodeFlag, WALK_SYSCALLS } from '../probe/nativeBinding.js';
-import type { ScanTree } from '../scan/scanTree.js';
+import { strerror } from '../../format/strerror.js';
+import { NodeFlag, WALK_SYSCALLS } from '../../probe/nativeBinding.js';
+import type { ScanTree } from '../../scan/scanTree.js';
 import type { EntryRanks } from './duFtsOrder.js';
 import { fileName, PathBuilder } from './duPaths.js';
 

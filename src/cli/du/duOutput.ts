@@ -4,8 +4,8 @@
 // line-flushed stdout do; and, when stderr is a terminal, a progress line
 // rewritten in place while a walk runs, erased before anything else is
 // written.
-import { HUMAN_1024, humanReadable } from '../format/humanReadable.js';
-import { shellQuote } from '../format/shellQuote.js';
+import { HUMAN_1024, humanReadable } from '../../format/humanReadable.js';
+import { shellQuote } from '../../format/shellQuote.js';
 
 export interface DuOutput {
   readonly stdout: { write(chunk: string | Uint8Array): unknown };

@@ -3,7 +3,7 @@
 // out after a name that already ends in one ("/" and "dir/" give "/bin" and
 // "dir/sub", fts_build's NAPPEND). Names are bytes, not text: a file system
 // may hold any but "/" and NUL.
-import type { ScanTree } from '../scan/scanTree.js';
+import type { ScanTree } from '../../scan/scanTree.js';
 
 const SLASH = 0x2f;
 

@@ -15,7 +15,7 @@ import { realpathSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { resolve } from 'node:path';
 
-import { diskUsageInline, mountHolding, mountsBelow } from '../probe/probe.js';
+import { diskUsageInline, mountHolding, mountsBelow } from '../../probe/probe.js';
 
 export interface DuStart {
   readonly operand: string;

@@ -4,8 +4,8 @@
 // a million small files stands out even when it has no large one), then
 // the N largest files, each with its share of the operand. Pure: the tree
 // in, the text out (raw bytes: a name is printed as the file system has it).
-import { NodeFlag } from '../probe/nativeBinding.js';
-import type { ScanTree } from '../scan/scanTree.js';
+import { NodeFlag } from '../../probe/nativeBinding.js';
+import type { ScanTree } from '../../scan/scanTree.js';
 import { fileName, nodePath } from './duPaths.js';
 
 export interface TopFormat {

@@ -2,15 +2,14 @@
 // never hanging, served on GET /metrics. Where the metrics server meets the
 // probe; printed once (no --listen), they come from metricsOnce.ts.
 import { readFileSync } from 'node:fs';
-
-import { isLoopbackHost } from '../http/access.js';
-import type { ResourceServer } from '../http/auth/resourceServer.js';
-import { collectFilesystems } from '../metrics/filesystemMetrics.js';
-import { MetricsServer } from '../metrics/metricsServer.js';
-import type { MetricsOptions } from './commandLine.js';
-import { announce, protect, urlHost } from './oauth.js';
-import { packageVersion } from './packageVersion.js';
-import { stopSignal } from './stopSignals.js';
+import { collectFilesystems } from '../../metrics/filesystemMetrics.js';
+import { MetricsServer } from '../../metrics/metricsServer.js';
+import { isLoopbackHost } from '../../transport/http/access.js';
+import type { ResourceServer } from '../../transport/http/auth/resourceServer.js';
+import type { MetricsOptions } from '../commandLine.js';
+import { announce, protect, urlHost } from '../oauth.js';
+import { packageVersion } from '../packageVersion.js';
+import { stopSignal } from '../stopSignals.js';
 
 function readToken(options: MetricsOptions): string | undefined {
   if (options.tokenFile !== undefined) {

@@ -3,11 +3,11 @@
 // probes on its own thread when no probe can block, and otherwise in a
 // child process it can leave behind (isolated.ts): a dead mount is printed
 // as "mountpoint timeout" and the command exits on time (issue 17).
-import { render } from '../metrics/exposition.js';
-import { type CollectOptions, collectFilesystems } from '../metrics/filesystemMetrics.js';
-import type { MetricsOptions } from './commandLine.js';
-import type { DfOutput } from './df.js';
-import { packageVersion } from './packageVersion.js';
+import { render } from '../../metrics/exposition.js';
+import { type CollectOptions, collectFilesystems } from '../../metrics/filesystemMetrics.js';
+import type { MetricsOptions } from '../commandLine.js';
+import type { DfOutput } from '../df/df.js';
+import { packageVersion } from '../packageVersion.js';
 
 /** What the one-shot needs of MetricsOptions, as JSON can carry it to the worker: the regexes as their sources. */
 export interface MetricsOnceOptions {

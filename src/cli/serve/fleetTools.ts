@@ -5,11 +5,11 @@
 // read again for every call, as tokens rotate).
 import { accessSync, constants, readFileSync } from 'node:fs';
 
-import { PrometheusClient } from '../fleet/prometheusClient.js';
-import { diskFillForecastTool } from '../mcp/tools/diskFillForecastTool.js';
-import { fleetDiskUsageTool } from '../mcp/tools/fleetDiskUsageTool.js';
-import type { Tool } from '../mcp/tools/tool.js';
-import type { PrometheusOptions } from './commandLine.js';
+import { PrometheusClient } from '../../fleet/prometheusClient.js';
+import { diskFillForecastTool } from '../../mcp/features/tools/diskFillForecastTool.js';
+import { fleetDiskUsageTool } from '../../mcp/features/tools/fleetDiskUsageTool.js';
+import type { Tool } from '../../mcp/protocol/tool.js';
+import type { PrometheusOptions } from '../commandLine.js';
 
 /** The fleet tools for `options`, none without; throws a message for the user when a file cannot be read. */
 export function fleetTools(options: PrometheusOptions | undefined): Tool[] {

@@ -3,19 +3,19 @@
 import { fstatSync, readSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
-import { Dispatcher } from '../jsonrpc/dispatcher.js';
-import { RootPolicy } from '../mcp/roots.js';
-import { McpServer } from '../mcp/server.js';
-import { directoryUsageTool } from '../mcp/tools/directoryUsageTool.js';
-import { diskUsageTool } from '../mcp/tools/diskUsageTool.js';
-import { listMountsTool } from '../mcp/tools/listMountsTool.js';
-import { systemInfoTool } from '../mcp/tools/systemInfoTool.js';
-import type { Tool } from '../mcp/tools/tool.js';
-import { StdioTransport } from '../stdioTransport.js';
-import type { ServeOptions } from './commandLine.js';
+import { Dispatcher } from '../../jsonrpc/dispatcher.js';
+import { RootPolicy } from '../../mcp/features/roots.js';
+import { directoryUsageTool } from '../../mcp/features/tools/directoryUsageTool.js';
+import { diskUsageTool } from '../../mcp/features/tools/diskUsageTool.js';
+import { listMountsTool } from '../../mcp/features/tools/listMountsTool.js';
+import { systemInfoTool } from '../../mcp/features/tools/systemInfoTool.js';
+import type { Tool } from '../../mcp/protocol/tool.js';
+import { McpServer } from '../../mcp/server.js';
+import { StdioTransport } from '../../transport/stdio/stdioTransport.js';
+import type { ServeOptions } from '../commandLine.js';
+import { packageVersion } from '../packageVersion.js';
+import { onStopSignal } from '../stopSignals.js';
 import { fleetTools } from './fleetTools.js';
-import { packageVersion } from './packageVersion.js';
-import { onStopSignal } from './stopSignals.js';
 
 /** stdout belongs to the protocol: a stray console.log must not corrupt it. */
 function keepConsoleOffStdout(): void {

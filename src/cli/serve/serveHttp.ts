@@ -3,27 +3,26 @@
 // server → tools → probe. One MCP server answers every 2026-07-28 request
 // (stateless), and each 2025-era session gets one of its own.
 import { readFileSync } from 'node:fs';
-
-import { isLoopbackHost } from '../http/access.js';
-import type { ResourceServer } from '../http/auth/resourceServer.js';
-import { HttpTransport } from '../http/httpTransport.js';
-import type { OutgoingNotification } from '../jsonrpc/dispatcher.js';
-import type { RequestId } from '../jsonrpc/messages.js';
-import { claimsModernEra } from '../mcp/eras/requestMeta.js';
-import { metaOf } from '../mcp/requestScope.js';
-import { RootPolicy } from '../mcp/roots.js';
-import { McpServer } from '../mcp/server.js';
-import { directoryUsageTool } from '../mcp/tools/directoryUsageTool.js';
-import { diskUsageTool } from '../mcp/tools/diskUsageTool.js';
-import { listMountsTool } from '../mcp/tools/listMountsTool.js';
-import { systemInfoTool } from '../mcp/tools/systemInfoTool.js';
-import type { Tool } from '../mcp/tools/tool.js';
-import { MODERN_VERSIONS } from '../mcp/versions.js';
-import type { HttpOptions, ServeOptions } from './commandLine.js';
+import type { OutgoingNotification } from '../../jsonrpc/dispatcher.js';
+import type { RequestId } from '../../jsonrpc/messages.js';
+import { RootPolicy } from '../../mcp/features/roots.js';
+import { directoryUsageTool } from '../../mcp/features/tools/directoryUsageTool.js';
+import { diskUsageTool } from '../../mcp/features/tools/diskUsageTool.js';
+import { listMountsTool } from '../../mcp/features/tools/listMountsTool.js';
+import { systemInfoTool } from '../../mcp/features/tools/systemInfoTool.js';
+import { claimsModernEra } from '../../mcp/protocol/eras/requestMeta.js';
+import { metaOf } from '../../mcp/protocol/requestScope.js';
+import type { Tool } from '../../mcp/protocol/tool.js';
+import { MODERN_VERSIONS } from '../../mcp/protocol/versions.js';
+import { McpServer } from '../../mcp/server.js';
+import { isLoopbackHost } from '../../transport/http/access.js';
+import type { ResourceServer } from '../../transport/http/auth/resourceServer.js';
+import { HttpTransport } from '../../transport/http/httpTransport.js';
+import type { HttpOptions, ServeOptions } from '../commandLine.js';
+import { announce, protect, urlHost } from '../oauth.js';
+import { packageVersion } from '../packageVersion.js';
+import { stopSignal } from '../stopSignals.js';
 import { fleetTools } from './fleetTools.js';
-import { announce, protect, urlHost } from './oauth.js';
-import { packageVersion } from './packageVersion.js';
-import { stopSignal } from './stopSignals.js';
 
 const LOCAL_TOOLS = [diskUsageTool, listMountsTool, directoryUsageTool, systemInfoTool];
 

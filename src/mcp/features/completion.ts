@@ -3,8 +3,8 @@
 // with what was typed (server/utilities/completion.mdx).
 import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { type CancelSignal, listMounts, stuckMounts } from '../index.js';
-import { RpcError } from '../jsonrpc/errors.js';
+import { type CancelSignal, listMounts, stuckMounts } from '../../index.js';
+import { RpcError } from '../../jsonrpc/errors.js';
 import { USAGE_TEMPLATE } from './resources.js';
 import type { RootPolicy } from './roots.js';
 

@@ -1,7 +1,7 @@
 // The disk_report prompt: asks the model to check usage and suggest what to clean.
-import { RpcError } from '../jsonrpc/errors.js';
+import { RpcError } from '../../jsonrpc/errors.js';
+import type { VersionRules } from '../protocol/versions.js';
 import { isAbsolutePath } from './absolutePath.js';
-import type { VersionRules } from './versions.js';
 
 const PROMPT = {
   name: 'disk_report',

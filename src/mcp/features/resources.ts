@@ -3,18 +3,18 @@
 // views (ui://diskprobe/..., listed to clients that render them). resources/list
 // is paginated with an opaque cursor (server/utilities/pagination.mdx).
 
-import { failureReason } from '../format/failureReason.js';
-import { diskUsage, listMounts } from '../index.js';
-import { RpcError } from '../jsonrpc/errors.js';
-import { dfMounts } from '../probe/probe.js';
+import { readView, rendersApps, viewListings } from '../../apps/appViews.js';
+import { failureReason } from '../../format/failureReason.js';
+import { diskUsage, listMounts } from '../../index.js';
+import { RpcError } from '../../jsonrpc/errors.js';
+import { dfMounts } from '../../probe/probe.js';
+import { resourceNotFound } from '../protocol/errors.js';
+import type { RequestScope } from '../protocol/requestScope.js';
+import type { ToolContext } from '../protocol/tool.js';
+import type { VersionRules } from '../protocol/versions.js';
 import { isAbsolutePath } from './absolutePath.js';
-import { readView, rendersApps, viewListings } from './appViews.js';
-import { resourceNotFound } from './errors.js';
-import type { RequestScope } from './requestScope.js';
 import { listedMount } from './tools/mountListing.js';
-import type { ToolContext } from './tools/tool.js';
 import { usageData } from './tools/usageSchema.js';
-import type { VersionRules } from './versions.js';
 
 export const MOUNTS_URI = 'disk://mounts';
 export const USAGE_PREFIX = 'disk://usage/';

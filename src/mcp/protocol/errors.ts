@@ -1,7 +1,7 @@
 // MCP's own protocol errors, as RpcErrors: the codes JSON-RPC leaves to the
 // application, and what each protocol version makes of them (basic/index.mdx
 // "Error Codes" in 2026-07-28; server/resources.mdx "Error Handling").
-import { RpcError } from '../jsonrpc/errors.js';
+import { RpcError } from '../../jsonrpc/errors.js';
 import type { VersionRules } from './versions.js';
 
 export const McpErrorCode = {

@@ -1,8 +1,9 @@
 // What this server says of itself: its capabilities as each version
 // declares them, its instructions for the model, and its identity. One
 // source for initialize (legacy) and server/discover (2026-07-28).
-import { fallbackDescription } from '../probe/probe.js';
-import { appsCapability, rendersApps } from './appViews.js';
+
+import { appsCapability, rendersApps } from '../../apps/appViews.js';
+import { fallbackDescription } from '../../probe/probe.js';
 import type { VersionRules } from './versions.js';
 
 export const INSTRUCTIONS =

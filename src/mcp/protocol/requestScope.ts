@@ -4,8 +4,8 @@
 // request's own _meta (server.ts); handlers read it and never ask which era
 // the request belongs to.
 
-import type { RequestId } from '../jsonrpc/messages.js';
-import type { RequestSignal } from '../jsonrpc/requestSignal.js';
+import type { RequestId } from '../../jsonrpc/messages.js';
+import type { RequestSignal } from '../../jsonrpc/requestSignal.js';
 import type { LogLevel } from './logging.js';
 import type { ProtocolVersion, VersionRules } from './versions.js';
 

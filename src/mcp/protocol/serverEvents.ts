@@ -3,7 +3,7 @@
 // server sends it to stderr, to a ready legacy session at its level, and to
 // the 2026-07-28 requests in flight that asked for log messages at that
 // level. A request that asked for none gets none (server/utilities/logging.mdx).
-import type { MountEvent } from '../index.js';
+import type { MountEvent } from '../../index.js';
 import type { LogLevel } from './logging.js';
 
 export interface EventLog {

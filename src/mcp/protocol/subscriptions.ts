@@ -8,10 +8,10 @@
 // disk://mounts. The tools and prompts never change: those filters are
 // left out of the acknowledgment, as the spec says of types a server does
 // not support.
-import { RpcError } from '../jsonrpc/errors.js';
-import type { RequestId } from '../jsonrpc/messages.js';
+import { RpcError } from '../../jsonrpc/errors.js';
+import type { RequestId } from '../../jsonrpc/messages.js';
+import { MOUNTS_URI } from '../features/resources.js';
 import { META, type Notification, type RequestScope } from './requestScope.js';
-import { MOUNTS_URI } from './resources.js';
 
 /** The filter as the server honours it: a subset of what the client asked for. */
 interface Honored {

@@ -1,11 +1,12 @@
 // What a tool is: data the model sees, plus the handler that runs it.
 // Business failures come back as results with isError; protocol failures
 // are thrown as RpcError by the session, never by a tool.
+
+import type { AppView } from '../../apps/appViews.js';
 import type { CancelSignal } from '../../probe/types.js';
-import type { AppView } from '../appViews.js';
-import type { ObjectSchema } from '../inputValidation.js';
-import type { LogLevel } from '../logging.js';
-import type { RootPolicy } from '../roots.js';
+import type { RootPolicy } from '../features/roots.js';
+import type { ObjectSchema } from './inputValidation.js';
+import type { LogLevel } from './logging.js';
 
 export interface ToolContext {
   /** Aborts when the client cancels the call. */

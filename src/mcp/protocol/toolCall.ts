@@ -1,11 +1,12 @@
 // tools/list and tools/call: the tools as the version shows them, and a
 // call's arguments checked against the inputSchema the model was shown.
-import { RpcError } from '../jsonrpc/errors.js';
-import { rendersApps } from './appViews.js';
+
+import { rendersApps } from '../../apps/appViews.js';
+import { RpcError } from '../../jsonrpc/errors.js';
 import { validateArguments } from './inputValidation.js';
 import type { RequestScope } from './requestScope.js';
+import type { Tool } from './tool.js';
 import { type ServerLimits, toolContext } from './toolContext.js';
-import type { Tool } from './tools/tool.js';
 import { describeTool, toolResult } from './toolWire.js';
 
 type Params = Record<string, unknown>;

@@ -3,9 +3,10 @@
 // only when the request asked for it (basic/utilities/progress.mdx; in
 // 2026-07-28, basic/patterns/progress.mdx), increasing, and never after
 // the response.
+
+import type { RootPolicy } from '../features/roots.js';
 import type { RequestScope } from './requestScope.js';
-import type { RootPolicy } from './roots.js';
-import type { ToolContext } from './tools/tool.js';
+import type { ToolContext } from './tool.js';
 
 export interface ServerLimits {
   /** Milliseconds a file system has to answer (--probe-timeout). */

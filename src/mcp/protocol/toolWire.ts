@@ -1,7 +1,7 @@
 // Tools and their results as each protocol version shows them: fields newer
 // than the negotiated version are left out.
-import { toolViewMeta } from './appViews.js';
-import type { Tool, ToolResult } from './tools/tool.js';
+import { toolViewMeta } from '../../apps/appViews.js';
+import type { Tool, ToolResult } from './tool.js';
 import type { VersionRules } from './versions.js';
 
 /** A tool as tools/list shows it; `apps`: the client renders MCP Apps, so a tool with a view links to it. */

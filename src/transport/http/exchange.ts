@@ -7,7 +7,7 @@
 // wait for it, rather than growing the server's memory.
 import type { ServerResponse } from 'node:http';
 
-import type { OutgoingNotification } from '../jsonrpc/dispatcher.js';
+import type { OutgoingNotification } from '../../jsonrpc/dispatcher.js';
 
 /** Bytes an SSE stream may hold for a client that does not read before it is closed. */
 export const MAX_BUFFERED = 1 << 20;

@@ -6,8 +6,8 @@
 // 200, as its clients expect. Every refusal has a JSON-RPC error body.
 import type { ServerResponse } from 'node:http';
 
-import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
-import { errorResponse, type RequestId } from '../jsonrpc/messages.js';
+import { ErrorCode, RpcError } from '../../jsonrpc/errors.js';
+import { errorResponse, type RequestId } from '../../jsonrpc/messages.js';
 
 /** The modern errors answered with 400: header mismatch, missing capability, unsupported version, and malformed requests. */
 const BAD_REQUEST = new Set<number>([-32020, -32021, -32022, ErrorCode.ParseError, ErrorCode.InvalidRequest, ErrorCode.InvalidParams]);

@@ -13,9 +13,9 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
-import { Dispatcher, type DispatcherHandlers } from '../jsonrpc/dispatcher.js';
-import { RpcError } from '../jsonrpc/errors.js';
-import { classify } from '../jsonrpc/messages.js';
+import { Dispatcher, type DispatcherHandlers } from '../../jsonrpc/dispatcher.js';
+import { RpcError } from '../../jsonrpc/errors.js';
+import { classify } from '../../jsonrpc/messages.js';
 import { type AccessPolicy, checkAccess } from './access.js';
 import { serveMetadata } from './auth/protectedResource.js';
 import type { ResourceServer } from './auth/resourceServer.js';

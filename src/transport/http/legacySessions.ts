@@ -8,8 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 
-import { Dispatcher, type DispatcherHandlers, type OutgoingNotification } from '../jsonrpc/dispatcher.js';
-import type { RequestId, Response } from '../jsonrpc/messages.js';
+import { Dispatcher, type DispatcherHandlers, type OutgoingNotification } from '../../jsonrpc/dispatcher.js';
+import type { RequestId, Response } from '../../jsonrpc/messages.js';
 import { Exchange } from './exchange.js';
 import { legacyStatus } from './httpErrors.js';
 

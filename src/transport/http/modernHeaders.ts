@@ -6,7 +6,7 @@
 // A failure is -32020 HeaderMismatch, which the transport answers with 400.
 import type { IncomingHttpHeaders } from 'node:http';
 
-import { RpcError } from '../jsonrpc/errors.js';
+import { RpcError } from '../../jsonrpc/errors.js';
 
 /** HeaderMismatch (schema.ts, HEADER_MISMATCH): the headers are missing, malformed, or say otherwise than the body. */
 export const HEADER_MISMATCH = -32020;

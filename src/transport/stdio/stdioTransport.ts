@@ -8,9 +8,9 @@
 // Streams come in as arguments, so tests use in-memory ones.
 import type { Readable, Writable } from 'node:stream';
 
-import type { Dispatcher } from './jsonrpc/dispatcher.js';
-import { encodeMessage, type Frame, LineDecoder } from './jsonrpc/framing.js';
-import { classify } from './jsonrpc/messages.js';
+import type { Dispatcher } from '../../jsonrpc/dispatcher.js';
+import { encodeMessage, type Frame, LineDecoder } from '../../jsonrpc/framing.js';
+import { classify } from '../../jsonrpc/messages.js';
 
 export interface TransportOptions {
   readonly input: Readable;

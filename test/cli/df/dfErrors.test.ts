@@ -6,8 +6,8 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 
-import { announceSkip, gnuDfSkipReason } from '../helpers/system.js';
-import { cliPath } from './cliProcess.js';
+import { announceSkip, gnuDfSkipReason } from '../../helpers/system.js';
+import { cliPath } from '../cliProcess.js';
 
 const BAD: string[][] = [
   ['-B', 'x'],

@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { announceSkip, gnuDfSkipReason, has, rootSkipReason, run, tempDir } from '../helpers/system.js';
-import { cliPath } from './cliProcess.js';
+import { announceSkip, gnuDfSkipReason, has, rootSkipReason, run, tempDir } from '../../helpers/system.js';
+import { cliPath } from '../cliProcess.js';
 
 const PAGE = 4096;
 const driver = fileURLToPath(new URL('./inPrivateMounts.mjs', import.meta.url));

@@ -4,10 +4,10 @@
 // behind (isolated.ts; the dead-mount tests cover that one).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { runDfHere } from '../../dist/cli/df.js';
-import { type DfOptions, parseDfCommandLine } from '../../dist/cli/dfCommandLine.js';
-import { MountTable, parseMountInfo } from '../../dist/probe/mountTable.js';
-import { announceSkip, type FuseMount, fuseSkipReason, linuxSkipReason, mountFuse } from '../helpers/system.js';
+import { runDfHere } from '../../../dist/cli/df/df.js';
+import { type DfOptions, parseDfCommandLine } from '../../../dist/cli/df/dfCommandLine.js';
+import { MountTable, parseMountInfo } from '../../../dist/probe/mountTable.js';
+import { announceSkip, type FuseMount, fuseSkipReason, linuxSkipReason, mountFuse } from '../../helpers/system.js';
 
 const options = (paths: string[] = []): DfOptions => (parseDfCommandLine(['--timeout', '2000', ...paths], {}) as { options: DfOptions }).options;
 

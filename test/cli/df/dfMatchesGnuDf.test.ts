@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { announceSkip, df, gnuDfSkipReason, linuxSkipReason, mountTmpfs, rootSkipReason, type TestMount } from '../helpers/system.js';
-import { gnuDf, runCli, whileStill } from './cliProcess.js';
+import { announceSkip, df, gnuDfSkipReason, linuxSkipReason, mountTmpfs, rootSkipReason, type TestMount } from '../../helpers/system.js';
+import { gnuDf, runCli, whileStill } from '../cliProcess.js';
 
 const PAGE = 4096;
 

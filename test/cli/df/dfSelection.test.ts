@@ -3,8 +3,8 @@
 // (no NFS or CIFS server is at hand to mount; dfFlags.test.ts covers the rest on real mounts).
 import { describe, expect, it } from 'vitest';
 
-import { hasUuidSuffix, isRemoteMount, mountSelected, overMounted } from '../../dist/cli/dfSelection.js';
-import type { MountEntry } from '../../dist/probe/mountTable.js';
+import { hasUuidSuffix, isRemoteMount, mountSelected, overMounted } from '../../../dist/cli/df/dfSelection.js';
+import type { MountEntry } from '../../../dist/probe/mountTable.js';
 
 const none = { local: false, types: [], excludeTypes: [], total: false };
 

@@ -1,10 +1,10 @@
 // Table layout (df's print_table) and the df command's rows, without I/O.
 import { describe, expect, it } from 'vitest';
 
-import { type DfOptions, parseDfCommandLine } from '../../dist/cli/dfCommandLine.js';
-import { type DfRow, renderDfTable } from '../../dist/cli/dfTable.js';
-import { renderTable } from '../../dist/cli/table.js';
-import type { DiskUsage } from '../../dist/index.js';
+import { type DfOptions, parseDfCommandLine } from '../../../dist/cli/df/dfCommandLine.js';
+import { type DfRow, renderDfTable } from '../../../dist/cli/df/dfTable.js';
+import { renderTable } from '../../../dist/cli/df/table.js';
+import type { DiskUsage } from '../../../dist/index.js';
 
 describe('renderTable', () => {
   const columns = [

@@ -10,8 +10,8 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { announceSkip, type FuseMount, fuseSkipReason, mountFuse, tempDir } from '../helpers/system.js';
-import { runCliUntil, runPipedThroughCat } from './cliProcess.js';
+import { announceSkip, type FuseMount, fuseSkipReason, mountFuse, tempDir } from '../../helpers/system.js';
+import { runCliUntil, runPipedThroughCat } from '../cliProcess.js';
 
 const TIMEOUT = 1000;
 /** The walk's 150 ms to see its threads come back, printing, exiting (--timeout counts from the start): what may come on top. */

@@ -9,8 +9,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 
-import { announceSkip, tempDir } from '../helpers/system.js';
-import { cliPath } from './cliProcess.js';
+import { announceSkip, tempDir } from '../../helpers/system.js';
+import { cliPath } from '../cliProcess.js';
 
 const gnuDuSkipReason =
   spawnSync('du', ['--version'], { encoding: 'utf8' }).stdout?.includes('GNU coreutils') === true ? undefined : 'GNU du (coreutils) is not installed';

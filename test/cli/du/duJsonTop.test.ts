@@ -8,9 +8,9 @@ import { mkdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { directoryUsage } from '../../dist/index.js';
-import { announceSkip, tempDir } from '../helpers/system.js';
-import { cliPath, runCli } from './cliProcess.js';
+import { directoryUsage } from '../../../dist/index.js';
+import { announceSkip, tempDir } from '../../helpers/system.js';
+import { cliPath, runCli } from '../cliProcess.js';
 
 const gnuDuSkipReason =
   spawnSync('du', ['--version'], { encoding: 'utf8' }).stdout?.includes('GNU coreutils') === true ? undefined : 'GNU du (coreutils) is not installed';

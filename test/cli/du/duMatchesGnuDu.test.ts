@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { announceSkip, has, rootSkipReason, tempDir } from '../helpers/system.js';
-import { cliPath } from './cliProcess.js';
+import { announceSkip, has, rootSkipReason, tempDir } from '../../helpers/system.js';
+import { cliPath } from '../cliProcess.js';
 
 const driver = fileURLToPath(new URL('./duInPrivateMounts.mjs', import.meta.url));
 

@@ -10,8 +10,8 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 
-import { tempDir } from '../helpers/system.js';
-import { cliPath } from './cliProcess.js';
+import { tempDir } from '../../helpers/system.js';
+import { cliPath } from '../cliProcess.js';
 
 const FILES = 20_000;
 const ROUNDS = 6;

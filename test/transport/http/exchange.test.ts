@@ -1,4 +1,4 @@
-// One HTTP answer (src/http/exchange.ts) over a real socket pair: JSON until a
+// One HTTP answer (src/transport/http/exchange.ts) over a real socket pair: JSON until a
 // notification comes first, then SSE; and a client that stops reading loses
 // its stream once MAX_BUFFERED bytes wait for it, rather than growing the
 // server's memory (backpressure on SSE streams).
@@ -6,8 +6,8 @@ import { createServer, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { Exchange, MAX_BUFFERED } from '../../dist/http/exchange.js';
-import { legacyStatus, modernStatus } from '../../dist/http/httpErrors.js';
+import { Exchange, MAX_BUFFERED } from '../../../dist/transport/http/exchange.js';
+import { legacyStatus, modernStatus } from '../../../dist/transport/http/httpErrors.js';
 
 const servers: Array<ReturnType<typeof createServer>> = [];
 afterEach(() => {

@@ -11,7 +11,7 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { announceSkip, has, projectRoot, tempDir } from '../helpers/system.js';
+import { announceSkip, has, projectRoot, tempDir } from '../../helpers/system.js';
 
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
 const TOKEN = 'test-token-0123456789abcdef';

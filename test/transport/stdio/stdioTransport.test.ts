@@ -2,8 +2,8 @@
 import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 
-import { Dispatcher } from '../dist/jsonrpc/dispatcher.js';
-import { StdioTransport } from '../dist/stdioTransport.js';
+import { Dispatcher } from '../../../dist/jsonrpc/dispatcher.js';
+import { StdioTransport } from '../../../dist/transport/stdio/stdioTransport.js';
 
 /** A reader that takes one write at a time, slowly: every write after the first meets backpressure. */
 function slowReader(received: string[]): Writable {

@@ -4,13 +4,14 @@
 // so that a later call answers from the finished tree. Drilling down (/,
 // then /var, then /var/lib) answers from the kept walk, at once. The text
 // stays within TEXT_BUDGET however large the tree.
-import { humanSize } from '../../format/humanSize.js';
-import { directoryUsageWithin } from '../../scan/directoryUsage.js';
-import type { DirectoryEntry, DirectoryUsage } from '../../scan/types.js';
+
+import { DIRECTORY_VIEW } from '../../../apps/appViews.js';
+import { humanSize } from '../../../format/humanSize.js';
+import { directoryUsageWithin } from '../../../scan/directoryUsage.js';
+import type { DirectoryEntry, DirectoryUsage } from '../../../scan/types.js';
+import type { Tool, ToolContext, ToolResult } from '../../protocol/tool.js';
 import { ABSOLUTE_PATH_PATTERN } from '../absolutePath.js';
-import { DIRECTORY_VIEW } from '../appViews.js';
 import { probeFailure } from './probeFailure.js';
-import type { Tool, ToolContext, ToolResult } from './tool.js';
 
 /** Bytes of text an answer holds at most, and about as many of structuredContent's subdirectories. */
 const TEXT_BUDGET = 16 * 1024;

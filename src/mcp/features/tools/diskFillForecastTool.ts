@@ -4,12 +4,13 @@
 // node-mixin's file system alerts evaluated now, with node-mixin's own
 // expressions (src/fleet/nodeMixinAlerts.ts). Seven instant queries, sent
 // together at one instant.
-import { type FleetFilesystem, familiesSelector, fsName, identity, joinFilesystems, sampleNumber } from '../../fleet/filesystems.js';
-import { showHours, type Trend, trend } from '../../fleet/forecast.js';
-import { alertOf, type MixinAlert, mixinAlertsQuery } from '../../fleet/nodeMixinAlerts.js';
-import type { Sample } from '../../fleet/prometheusClient.js';
-import { DURATION_PATTERN, duration, durationMs, matcherList, showDuration } from '../../fleet/promql.js';
-import { humanSize } from '../../format/humanSize.js';
+import { type FleetFilesystem, familiesSelector, fsName, identity, joinFilesystems, sampleNumber } from '../../../fleet/filesystems.js';
+import { showHours, type Trend, trend } from '../../../fleet/forecast.js';
+import { alertOf, type MixinAlert, mixinAlertsQuery } from '../../../fleet/nodeMixinAlerts.js';
+import type { Sample } from '../../../fleet/prometheusClient.js';
+import { DURATION_PATTERN, duration, durationMs, matcherList, showDuration } from '../../../fleet/promql.js';
+import { humanSize } from '../../../format/humanSize.js';
+import type { Tool, ToolResult } from '../../protocol/tool.js';
 import {
   FILESYSTEM_FIELDS,
   type Fleet,
@@ -22,7 +23,6 @@ import {
   nullable,
 } from './fleetQuery.js';
 import { fitPage, grouped, TEXT_BUDGET } from './pageBudget.js';
-import type { Tool, ToolResult } from './tool.js';
 
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 500;

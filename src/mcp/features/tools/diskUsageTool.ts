@@ -1,10 +1,10 @@
 // disk_usage: how full is the file system that holds a path.
-import { humanSize } from '../../format/humanSize.js';
-import { usePercent } from '../../format/usePercent.js';
-import { diskUsage } from '../../index.js';
+import { humanSize } from '../../../format/humanSize.js';
+import { usePercent } from '../../../format/usePercent.js';
+import { diskUsage } from '../../../index.js';
+import type { Tool } from '../../protocol/tool.js';
 import { ABSOLUTE_PATH_PATTERN } from '../absolutePath.js';
 import { probeFailure } from './probeFailure.js';
-import type { Tool } from './tool.js';
 import { USAGE_SCHEMA, usageData } from './usageSchema.js';
 
 export const diskUsageTool: Tool = {

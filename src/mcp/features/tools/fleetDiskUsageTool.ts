@@ -2,10 +2,11 @@
 // scrapes them (node_exporter or diskprobe metrics --listen), ranked. One
 // instant query reads every node_filesystem family at once; a page of the
 // ranking fits TEXT_BUDGET, with a cursor to the rest, as list_mounts.
-import { type FleetFilesystem, familiesSelector, fsName, joinFilesystems } from '../../fleet/filesystems.js';
-import { humanSize } from '../../format/humanSize.js';
-import { usePercent } from '../../format/usePercent.js';
-import { usedPercent } from '../../probe/percent.js';
+import { type FleetFilesystem, familiesSelector, fsName, joinFilesystems } from '../../../fleet/filesystems.js';
+import { humanSize } from '../../../format/humanSize.js';
+import { usePercent } from '../../../format/usePercent.js';
+import { usedPercent } from '../../../probe/percent.js';
+import type { Tool, ToolResult } from '../../protocol/tool.js';
 import {
   FILESYSTEM_FIELDS,
   FILTER_LABELS,
@@ -20,7 +21,6 @@ import {
 } from './fleetQuery.js';
 import { fitPage, grouped, TEXT_BUDGET } from './pageBudget.js';
 import { decodeCursor, encodeCursor } from './pageCursor.js';
-import type { Tool, ToolResult } from './tool.js';
 
 const DEFAULT_LIMIT = 25;
 const MAX_LIMIT = 500;

@@ -1,11 +1,11 @@
 // What the fleet tools (fleet_disk_usage, disk_fill_forecast) share: the
 // Prometheus they ask, the matchers their arguments add, and how a failure
 // or an empty answer becomes a tool error that says what to do.
-import { BASE_MATCHERS, type FleetFilesystem, familiesSelector } from '../../fleet/filesystems.js';
-import { type PrometheusClient, PrometheusError } from '../../fleet/prometheusClient.js';
-import { labelMatcher, type Matcher, matcherList, PromqlValueError } from '../../fleet/promql.js';
-import type { CancelSignal } from '../../probe/types.js';
-import type { ToolResult } from './tool.js';
+import { BASE_MATCHERS, type FleetFilesystem, familiesSelector } from '../../../fleet/filesystems.js';
+import { type PrometheusClient, PrometheusError } from '../../../fleet/prometheusClient.js';
+import { labelMatcher, type Matcher, matcherList, PromqlValueError } from '../../../fleet/promql.js';
+import type { CancelSignal } from '../../../probe/types.js';
+import type { ToolResult } from '../../protocol/tool.js';
 
 /** The Prometheus the fleet tools ask (serve --prometheus), and the matchers added to every query (--prometheus-selector). */
 export interface Fleet {

@@ -5,12 +5,13 @@
 // summary of all and a cursor to the rest. A dead mount is reported as not
 // responding once --probe-timeout passes, never waited on for longer.
 // disk://mounts (resources.ts) gives everything at once, for applications.
-import { dfMounts } from '../../probe/probe.js';
-import { MOUNTS_VIEW } from '../appViews.js';
+
+import { MOUNTS_VIEW } from '../../../apps/appViews.js';
+import { dfMounts } from '../../../probe/probe.js';
+import type { Tool, ToolResult } from '../../protocol/tool.js';
 import { ENTRY_SCHEMA, type ListedMount, listedMount } from './mountListing.js';
 import { fitPage, grouped, TEXT_BUDGET } from './pageBudget.js';
 import { decodeCursor, encodeCursor } from './pageCursor.js';
-import type { Tool, ToolResult } from './tool.js';
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 1000;

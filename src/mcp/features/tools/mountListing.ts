@@ -1,8 +1,8 @@
 // The mounts with their usage, as list_mounts and the disk://mounts
 // resource show them: one line of text and one structured entry each.
-import { humanSize } from '../../format/humanSize.js';
-import { usePercent } from '../../format/usePercent.js';
-import type { DfMount } from '../../probe/probe.js';
+import { humanSize } from '../../../format/humanSize.js';
+import { usePercent } from '../../../format/usePercent.js';
+import type { DfMount } from '../../../probe/probe.js';
 import { probeFailure } from './probeFailure.js';
 import { USAGE_SCHEMA, usageData } from './usageSchema.js';
 

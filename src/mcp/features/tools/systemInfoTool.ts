@@ -2,8 +2,8 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 
-import { humanSize } from '../../format/humanSize.js';
-import type { Tool } from './tool.js';
+import { humanSize } from '../../../format/humanSize.js';
+import type { Tool } from '../../protocol/tool.js';
 
 /** Memory a new program could use without swapping: MemAvailable on Linux (free(1)'s "available"), else what the OS calls free. */
 function availableMemory(): number {

@@ -3,7 +3,7 @@
 // may be null is an anyOf of its type and null, never `type: [X, "null"]`:
 // the same meaning, in the form every host maps (some turn tool schemas into
 // a one-type dialect, and the Inspector's --strict warns of type arrays).
-import type { DiskUsage } from '../../index.js';
+import type { DiskUsage } from '../../../index.js';
 
 const count = (description: string) => ({ type: 'integer', minimum: 0, description });
 

@@ -3,9 +3,9 @@
 // capabilities for every later request (basic/lifecycle.mdx). The one place
 // the lifecycle is checked: awaitingInitialize → awaitingInitialized → ready.
 // It gives each request of the session its scope; the handlers never see it.
-import type { RequestContext } from '../../jsonrpc/dispatcher.js';
-import { RpcError } from '../../jsonrpc/errors.js';
-import { isRequestId, type RequestId } from '../../jsonrpc/messages.js';
+import type { RequestContext } from '../../../jsonrpc/dispatcher.js';
+import { RpcError } from '../../../jsonrpc/errors.js';
+import { isRequestId, type RequestId } from '../../../jsonrpc/messages.js';
 import { isLogLevel, LOG_LEVELS, type LogLevel, type LogMessage, McpLogger } from '../logging.js';
 import { metaOf, type Notification, type RequestScope } from '../requestScope.js';
 import { LATEST_LEGACY_VERSION, type LegacyVersion, negotiateLegacyVersion, VERSION_RULES, type VersionRules } from '../versions.js';

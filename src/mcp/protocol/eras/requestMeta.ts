@@ -2,7 +2,7 @@
 // client's capabilities in params._meta (basic/index.mdx, "_meta",
 // "Per-request protocol fields"). Nothing is carried over from earlier
 // requests on the same connection (basic/index.mdx, "Statelessness").
-import { RpcError } from '../../jsonrpc/errors.js';
+import { RpcError } from '../../../jsonrpc/errors.js';
 import { unsupportedProtocolVersion } from '../errors.js';
 import { isLogLevel, LOG_LEVELS, type LogLevel } from '../logging.js';
 import { META } from '../requestScope.js';
