@@ -4,7 +4,9 @@
 import { LOG_LEVELS } from '../mcp/protocol/logging.js';
 import { DEFAULT_TIMEOUT_MS, DEFAULT_WALK_BUDGET_MS, MAX_TIMEOUT_MS } from '../probe/limits.js';
 import { DEFAULT_AUTH_SCOPE } from './authCommandLine.js';
-import { type CommandName, DEFAULT_MAX_MESSAGE_BYTES, HTTP_DEFAULTS, METRICS_TIMEOUT_MS, PROMETHEUS_TIMEOUT_MS } from './commandLine.js';
+import type { CommandName } from './commandLine.js';
+import { METRICS_TIMEOUT_MS } from './metrics/metricsCommandLine.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, HTTP_DEFAULTS, PROMETHEUS_TIMEOUT_MS } from './serve/serveCommandLine.js';
 
 /** The commands, each with its one-line summary, in the order --help lists them. */
 const COMMANDS: ReadonlyArray<readonly [CommandName, string]> = [

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { parseCommandLine, type ServeOptions } from '../../dist/cli/commandLine.js';
+import { parseCommandLine } from '../../dist/cli/commandLine.js';
+import type { ServeOptions } from '../../dist/cli/serve/serveCommandLine.js';
 import { projectRoot } from '../helpers/system.js';
 import { checkServerJson, REGISTRY_SCHEMA } from './serverJson.js';
 

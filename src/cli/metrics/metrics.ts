@@ -6,10 +6,10 @@ import { collectFilesystems } from '../../metrics/filesystemMetrics.js';
 import { MetricsServer } from '../../metrics/metricsServer.js';
 import { isLoopbackHost } from '../../transport/http/access.js';
 import type { ResourceServer } from '../../transport/http/auth/resourceServer.js';
-import type { MetricsOptions } from '../commandLine.js';
 import { announce, protect, urlHost } from '../oauth.js';
 import { packageVersion } from '../packageVersion.js';
 import { stopSignal } from '../stopSignals.js';
+import type { MetricsOptions } from './metricsCommandLine.js';
 
 function readToken(options: MetricsOptions): string | undefined {
   if (options.tokenFile !== undefined) {

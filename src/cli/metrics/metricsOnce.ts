@@ -5,9 +5,9 @@
 // as "mountpoint timeout" and the command exits on time (issue 17).
 import { render } from '../../metrics/exposition.js';
 import { type CollectOptions, collectFilesystems } from '../../metrics/filesystemMetrics.js';
-import type { MetricsOptions } from '../commandLine.js';
 import type { DfOutput } from '../df/df.js';
 import { packageVersion } from '../packageVersion.js';
+import type { MetricsOptions } from './metricsCommandLine.js';
 
 /** What the one-shot needs of MetricsOptions, as JSON can carry it to the worker: the regexes as their sources. */
 export interface MetricsOnceOptions {

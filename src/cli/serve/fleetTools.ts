@@ -9,7 +9,7 @@ import { PrometheusClient } from '../../fleet/prometheusClient.js';
 import { diskFillForecastTool } from '../../mcp/features/tools/diskFillForecastTool.js';
 import { fleetDiskUsageTool } from '../../mcp/features/tools/fleetDiskUsageTool.js';
 import type { Tool } from '../../mcp/protocol/tool.js';
-import type { PrometheusOptions } from '../commandLine.js';
+import type { PrometheusOptions } from './serveCommandLine.js';
 
 /** The fleet tools for `options`, none without; throws a message for the user when a file cannot be read. */
 export function fleetTools(options: PrometheusOptions | undefined): Tool[] {

@@ -12,10 +12,10 @@ import { systemInfoTool } from '../../mcp/features/tools/systemInfoTool.js';
 import type { Tool } from '../../mcp/protocol/tool.js';
 import { McpServer } from '../../mcp/server.js';
 import { StdioTransport } from '../../transport/stdio/stdioTransport.js';
-import type { ServeOptions } from '../commandLine.js';
 import { packageVersion } from '../packageVersion.js';
 import { onStopSignal } from '../stopSignals.js';
 import { fleetTools } from './fleetTools.js';
+import type { ServeOptions } from './serveCommandLine.js';
 
 /** stdout belongs to the protocol: a stray console.log must not corrupt it. */
 function keepConsoleOffStdout(): void {

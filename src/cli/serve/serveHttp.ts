@@ -18,11 +18,11 @@ import { McpServer } from '../../mcp/server.js';
 import { isLoopbackHost } from '../../transport/http/access.js';
 import type { ResourceServer } from '../../transport/http/auth/resourceServer.js';
 import { HttpTransport } from '../../transport/http/httpTransport.js';
-import type { HttpOptions, ServeOptions } from '../commandLine.js';
 import { announce, protect, urlHost } from '../oauth.js';
 import { packageVersion } from '../packageVersion.js';
 import { stopSignal } from '../stopSignals.js';
 import { fleetTools } from './fleetTools.js';
+import type { HttpOptions, ServeOptions } from './serveCommandLine.js';
 
 const LOCAL_TOOLS = [diskUsageTool, listMountsTool, directoryUsageTool, systemInfoTool];
 
