@@ -1,7 +1,6 @@
 // diskprobe's public surface: disk usage, fast, exact, and never hanging.
 
 export type { MountEvent } from './probe/deadMountGuard.js';
-export type { ProbeError } from './probe/errors.js';
 export { backend, diskUsage, diskUsageSync, listMounts, mountsUsage, onMountEvent, stuckMounts } from './probe/probe.js';
 export type {
   Backend,
@@ -14,6 +13,7 @@ export type {
   Mount,
   MountsUsageOptions,
   MountUsage,
+  ProbeError,
 } from './probe/types.js';
 export { directoryUsage } from './scan/directoryUsage.js';
 export type {

@@ -16,22 +16,7 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-import type { DfOptions } from './df/df.js';
-import type { DuOptions } from './du/du.js';
-import type { IsolatedMessage, IsolatedRequest } from './isolatedWorker.js';
-import type { MetricsOnceOptions } from './metrics/metricsOnce.js';
-
-/** A command the worker can run, with options that survive JSON. */
-export type IsolatedJob =
-  | { readonly command: 'df'; readonly options: DfOptions }
-  | { readonly command: 'du'; readonly options: DuOptions }
-  | { readonly command: 'metrics'; readonly options: MetricsOnceOptions };
-
-/** Where the worker's output goes: text, or raw bytes (du prints names as the file system has them). */
-export interface IsolatedOutput {
-  readonly stdout: { write(chunk: string | Uint8Array): unknown; readonly isTTY?: boolean };
-  readonly stderr: { write(chunk: string | Uint8Array): unknown; readonly isTTY?: boolean };
-}
+import type { IsolatedJob, IsolatedMessage, IsolatedOutput, IsolatedRequest } from './isolatedJob.js';
 
 const workerPath = fileURLToPath(new URL('./isolatedWorker.js', import.meta.url));
 

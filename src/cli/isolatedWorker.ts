@@ -2,22 +2,7 @@
 // goes to the parent over the IPC channel, in order, followed by the exit
 // status, so the parent can print, exit, and leave this process behind if a
 // probe of a dead mount holds one of its threads.
-import type { IsolatedJob, IsolatedOutput } from './isolated.js';
-
-/** What the parent sends to start the work. */
-export interface IsolatedRequest {
-  readonly job: IsolatedJob;
-  /** The parent's stdout is a terminal. */
-  readonly isTTY: boolean;
-  /** The parent's stderr is a terminal (du's progress line). */
-  readonly stderrIsTTY: boolean;
-}
-
-/** What the worker sends back: output in order (text, or raw bytes in base64), then the status. */
-export type IsolatedMessage =
-  | { readonly stream: 'stdout' | 'stderr'; readonly text: string }
-  | { readonly stream: 'stdout' | 'stderr'; readonly bytes: string }
-  | { readonly status: number };
+import type { IsolatedJob, IsolatedMessage, IsolatedOutput, IsolatedRequest } from './isolatedJob.js';
 
 function send(message: IsolatedMessage): void {
   process.send?.(message);

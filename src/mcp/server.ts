@@ -11,14 +11,14 @@ import { DEFAULT_WALK_BUDGET_MS } from '../probe/limits.js';
 import { onMountEvent, watchMountTable } from '../probe/probe.js';
 import { complete } from './features/completion.js';
 import { getPrompt, listPrompts } from './features/prompts.js';
-import { listResources, listResourceTemplates, readResource } from './features/resources.js';
-import type { RootPolicy } from './features/roots.js';
+import { listResources, listResourceTemplates, MOUNTS_URI, readResource } from './features/resources.js';
 import { CACHE_HINTS } from './protocol/caching.js';
 import { LegacySession } from './protocol/eras/legacySession.js';
 import { claimsModernEra, readRequestMeta } from './protocol/eras/requestMeta.js';
 import { isAtLeast, type LogLevel, logMessage } from './protocol/logging.js';
 import { capabilities, fallbackWarning, instructionsFor } from './protocol/offer.js';
 import { META, metaOf, type Notification, type RequestScope } from './protocol/requestScope.js';
+import type { RootPolicy } from './protocol/roots.js';
 import { describeMountEvent, eventLine } from './protocol/serverEvents.js';
 import { Subscriptions } from './protocol/subscriptions.js';
 import type { Tool } from './protocol/tool.js';
@@ -56,7 +56,7 @@ const MULTI_ROUND_TRIP = new Set(['tools/call', 'resources/read', 'prompts/get']
 export class McpServer implements DispatcherHandlers {
   /** The legacy era's session: the lifecycle, and the version initialize agreed. */
   readonly legacy: LegacySession;
-  private readonly subscriptions = new Subscriptions(() => watchMountTable());
+  private readonly subscriptions = new Subscriptions(() => watchMountTable(), MOUNTS_URI);
   private readonly methods: ReadonlyMap<string, Handler>;
   /** complete() for each method, made once: an async result is completed without a closure made per request. */
   private readonly completers: ReadonlyMap<string, (result: unknown) => unknown>;

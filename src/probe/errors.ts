@@ -4,19 +4,7 @@ import { constants } from 'node:os';
 import { getSystemErrorMap } from 'node:util';
 
 import { MAX_TIMEOUT_MS } from './limits.js';
-import type { CancelSignal } from './types.js';
-
-/** An fs-style error: what Node's fs throws, plus the mount where it applies. */
-export interface ProbeError extends Error {
-  code: string;
-  errno: number;
-  syscall: string;
-  path: string;
-  /** For ETIMEDOUT: the mount that did not answer. */
-  mountPoint?: string;
-  /** For ETIMEDOUT: how long it was given, in milliseconds. */
-  timeout?: number;
-}
+import type { CancelSignal, ProbeError } from './types.js';
 
 const codeOfErrno = new Map<number, string>();
 for (const [name, value] of Object.entries(constants.errno)) {

@@ -6,7 +6,6 @@ import { dirname, parse, resolve, toNamespacedPath } from 'node:path';
 
 import { type AnyUsage, namedPath, type ProbeBackend, type ProbeContext, type ProbeTarget } from './backend.js';
 import { DeadMountGuard, type MountEvent } from './deadMountGuard.js';
-import type { ProbeError } from './errors.js';
 import {
   abortError,
   codeError,
@@ -35,6 +34,7 @@ import type {
   Mount,
   MountsUsageOptions,
   MountUsage,
+  ProbeError,
 } from './types.js';
 
 /** The addon, or why the fallback answers instead. */

@@ -1,4 +1,15 @@
-import type { ProbeError } from './errors.js';
+/** An fs-style error: what Node's fs throws, plus the mount where it applies. */
+export interface ProbeError extends Error {
+  code: string;
+  errno: number;
+  syscall: string;
+  path: string;
+  /** For ETIMEDOUT: the mount that did not answer. */
+  mountPoint?: string;
+  /** For ETIMEDOUT: how long it was given, in milliseconds. */
+  timeout?: number;
+}
+
 /** Which implementation answers probes in this process. */
 export type Backend = 'native' | 'statfs';
 

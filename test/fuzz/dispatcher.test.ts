@@ -11,10 +11,10 @@ import { describe, expect, it } from 'vitest';
 
 import { Dispatcher } from '../../dist/jsonrpc/dispatcher.js';
 import { encodeMessage } from '../../dist/jsonrpc/framing.js';
-import { RootPolicy } from '../../dist/mcp/features/roots.js';
 import { diskUsageTool } from '../../dist/mcp/features/tools/diskUsageTool.js';
 import { listMountsTool } from '../../dist/mcp/features/tools/listMountsTool.js';
 import { systemInfoTool } from '../../dist/mcp/features/tools/systemInfoTool.js';
+import { RootPolicy } from '../../dist/mcp/protocol/roots.js';
 import { LEGACY_VERSIONS } from '../../dist/mcp/protocol/versions.js';
 import { McpServer } from '../../dist/mcp/server.js';
 import { build, type FuzzFrame, frame, jsonLine, modernFrame, printable } from './frames.js';

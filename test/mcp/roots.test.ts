@@ -4,9 +4,8 @@ import { mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-import { RootPolicy } from '../../dist/mcp/features/roots.js';
 import { diskUsageTool } from '../../dist/mcp/features/tools/diskUsageTool.js';
+import { RootPolicy } from '../../dist/mcp/protocol/roots.js';
 import { MountTable, parseMountInfo } from '../../dist/probe/mountTable.js';
 import { announceSkip, bindMount, mountTmpfs, posixPathsSkipReason, rootSkipReason, type TestMount, tempDir } from '../helpers/system.js';
 

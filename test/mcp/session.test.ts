@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 
 import { Dispatcher } from '../../dist/jsonrpc/dispatcher.js';
-import { RootPolicy } from '../../dist/mcp/features/roots.js';
 import type { Notification } from '../../dist/mcp/protocol/requestScope.js';
+import { RootPolicy } from '../../dist/mcp/protocol/roots.js';
 import type { Tool } from '../../dist/mcp/protocol/tool.js';
 import { LEGACY_VERSIONS } from '../../dist/mcp/protocol/versions.js';
 import { McpServer } from '../../dist/mcp/server.js';

@@ -25,7 +25,7 @@ function setup() {
   const subscriptions = new Subscriptions(() => {
     watch.starts++;
     return () => void watch.stops++;
-  });
+  }, 'disk://mounts');
   const sent: Array<Notification & { id: number }> = [];
   return { subscriptions, watch, sent };
 }

@@ -7,9 +7,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { RequestSignal } from '../../dist/jsonrpc/requestSignal.js';
-import { RootPolicy } from '../../dist/mcp/features/roots.js';
 import { diskUsageTool } from '../../dist/mcp/features/tools/diskUsageTool.js';
 import { listMountsTool } from '../../dist/mcp/features/tools/listMountsTool.js';
+import { RootPolicy } from '../../dist/mcp/protocol/roots.js';
 import { gnuDf } from '../cli/cliProcess.js';
 import { announceSkip, gnuDfSkipReason, mountTmpfs, rootSkipReason, run, type TestMount } from '../helpers/system.js';
 

@@ -5,7 +5,7 @@
 // as "mountpoint timeout" and the command exits on time (issue 17).
 import { render } from '../../metrics/exposition.js';
 import { type CollectOptions, collectFilesystems } from '../../metrics/filesystemMetrics.js';
-import type { DfOutput } from '../df/df.js';
+import type { CommandOutput } from '../commandOutput.js';
 import { packageVersion } from '../packageVersion.js';
 import type { MetricsOptions } from './metricsCommandLine.js';
 
@@ -36,14 +36,14 @@ function collectOptions(options: MetricsOnceOptions, inlineOnly: boolean): Colle
 }
 
 /** Prints the exposition; resolves to the exit status (0: a mount that failed is in the output, as device_error). */
-export async function printMetrics(options: MetricsOnceOptions, output: DfOutput): Promise<number> {
+export async function printMetrics(options: MetricsOnceOptions, output: CommandOutput): Promise<number> {
   const families = await collectFilesystems({ ...collectOptions(options, false), inlineOnly: false });
   output.stdout.write(render(families, 'text'));
   return 0;
 }
 
 /** As printMetrics, if every mount can be probed on this thread; else undefined, having printed nothing. */
-export async function printMetricsHere(options: MetricsOnceOptions, output: DfOutput): Promise<number | undefined> {
+export async function printMetricsHere(options: MetricsOnceOptions, output: CommandOutput): Promise<number | undefined> {
   const families = await collectFilesystems(collectOptions(options, true));
   if (families === undefined) return undefined;
   output.stdout.write(render(families, 'text'));

@@ -1,4 +1,5 @@
-// `serve --prometheus`: the fleet tools, wired to the Prometheus client.
+// The tools a server offers: the local ones, and with `serve --prometheus`
+// the fleet tools, wired to the Prometheus client.
 // What can be checked before serving is checked here, so that a typo in a
 // file name stops the server at start-up with a message, not at the first
 // tool call: the CA bundle is read, the token file must be readable (it is
@@ -6,14 +7,13 @@
 import { accessSync, constants, readFileSync } from 'node:fs';
 
 import { PrometheusClient } from '../../fleet/prometheusClient.js';
-import { diskFillForecastTool } from '../../mcp/features/tools/diskFillForecastTool.js';
-import { fleetDiskUsageTool } from '../../mcp/features/tools/fleetDiskUsageTool.js';
+import { FLEET_TOOLS, LOCAL_TOOLS } from '../../mcp/features/tools/catalog.js';
 import type { Tool } from '../../mcp/protocol/tool.js';
 import type { PrometheusOptions } from './serveCommandLine.js';
 
-/** The fleet tools for `options`, none without; throws a message for the user when a file cannot be read. */
-export function fleetTools(options: PrometheusOptions | undefined): Tool[] {
-  if (options === undefined) return [];
+/** The tools to offer: the local ones, then the fleet's for `options`; throws a message for the user when a file cannot be read. */
+export function offeredTools(options: PrometheusOptions | undefined): Tool[] {
+  if (options === undefined) return [...LOCAL_TOOLS];
   let ca: string | undefined;
   if (options.caFile !== undefined) {
     try {
@@ -33,5 +33,5 @@ export function fleetTools(options: PrometheusOptions | undefined): Tool[] {
   }
   const client = new PrometheusClient({ url: options.url, tokenFile: options.tokenFile, ca, timeoutMs: options.timeoutMs });
   const fleet = { client, selector: options.selector };
-  return [fleetDiskUsageTool(fleet), diskFillForecastTool(fleet)];
+  return [...LOCAL_TOOLS, ...FLEET_TOOLS.map((tool) => tool(fleet))];
 }

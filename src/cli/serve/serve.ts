@@ -4,17 +4,13 @@ import { fstatSync, readSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 import { Dispatcher } from '../../jsonrpc/dispatcher.js';
-import { RootPolicy } from '../../mcp/features/roots.js';
-import { directoryUsageTool } from '../../mcp/features/tools/directoryUsageTool.js';
-import { diskUsageTool } from '../../mcp/features/tools/diskUsageTool.js';
-import { listMountsTool } from '../../mcp/features/tools/listMountsTool.js';
-import { systemInfoTool } from '../../mcp/features/tools/systemInfoTool.js';
+import { RootPolicy } from '../../mcp/protocol/roots.js';
 import type { Tool } from '../../mcp/protocol/tool.js';
 import { McpServer } from '../../mcp/server.js';
 import { StdioTransport } from '../../transport/stdio/stdioTransport.js';
 import { packageVersion } from '../packageVersion.js';
 import { onStopSignal } from '../stopSignals.js';
-import { fleetTools } from './fleetTools.js';
+import { offeredTools } from './fleetTools.js';
 import type { ServeOptions } from './serveCommandLine.js';
 
 /** stdout belongs to the protocol: a stray console.log must not corrupt it. */
@@ -84,10 +80,10 @@ export async function serve(options: ServeOptions): Promise<number> {
     return serveHttp(options, options.http);
   }
   let roots: RootPolicy;
-  let fleet: Tool[];
+  let tools: Tool[];
   try {
     roots = new RootPolicy(options.roots);
-    fleet = fleetTools(options.prometheus);
+    tools = offeredTools(options.prometheus);
   } catch (error) {
     process.stderr.write(`diskprobe: ${(error as Error).message}\n`);
     return 2;
@@ -108,7 +104,7 @@ export async function serve(options: ServeOptions): Promise<number> {
   let dispatcher: Dispatcher | undefined;
   const server = new McpServer({
     serverVersion: packageVersion(),
-    tools: [diskUsageTool, listMountsTool, directoryUsageTool, systemInfoTool, ...fleet],
+    tools,
     probeTimeout: options.probeTimeout,
     walkBudgetMs: options.walkBudget,
     roots,

@@ -5,13 +5,9 @@
 import { readFileSync } from 'node:fs';
 import type { OutgoingNotification } from '../../jsonrpc/dispatcher.js';
 import type { RequestId } from '../../jsonrpc/messages.js';
-import { RootPolicy } from '../../mcp/features/roots.js';
-import { directoryUsageTool } from '../../mcp/features/tools/directoryUsageTool.js';
-import { diskUsageTool } from '../../mcp/features/tools/diskUsageTool.js';
-import { listMountsTool } from '../../mcp/features/tools/listMountsTool.js';
-import { systemInfoTool } from '../../mcp/features/tools/systemInfoTool.js';
 import { claimsModernEra } from '../../mcp/protocol/eras/requestMeta.js';
 import { metaOf } from '../../mcp/protocol/requestScope.js';
+import { RootPolicy } from '../../mcp/protocol/roots.js';
 import type { Tool } from '../../mcp/protocol/tool.js';
 import { MODERN_VERSIONS } from '../../mcp/protocol/versions.js';
 import { McpServer } from '../../mcp/server.js';
@@ -21,10 +17,8 @@ import { HttpTransport } from '../../transport/http/httpTransport.js';
 import { announce, protect, urlHost } from '../oauth.js';
 import { packageVersion } from '../packageVersion.js';
 import { stopSignal } from '../stopSignals.js';
-import { fleetTools } from './fleetTools.js';
+import { offeredTools } from './fleetTools.js';
 import type { HttpOptions, ServeOptions } from './serveCommandLine.js';
-
-const LOCAL_TOOLS = [diskUsageTool, listMountsTool, directoryUsageTool, systemInfoTool];
 
 /** The bearer token: DISKPROBE_TOKEN, or the first line of --token-file. Throws a message for the user. */
 function readToken(http: HttpOptions): string | undefined {
@@ -65,7 +59,7 @@ export async function serveHttp(options: ServeOptions, http: HttpOptions): Promi
   let auth: ResourceServer | undefined;
   try {
     roots = new RootPolicy(options.roots);
-    tools = [...LOCAL_TOOLS, ...fleetTools(options.prometheus)];
+    tools = offeredTools(options.prometheus);
     token = readToken(http);
     if (http.tls !== undefined) tls = { cert: readPem(http.tls.cert, '--tls-cert'), key: readPem(http.tls.key, '--tls-key') };
     if (http.auth !== undefined) auth = await protect(http.auth, token);

@@ -5,8 +5,8 @@ import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { type CancelSignal, listMounts, stuckMounts } from '../../index.js';
 import { RpcError } from '../../jsonrpc/errors.js';
+import type { RootPolicy } from '../protocol/roots.js';
 import { USAGE_TEMPLATE } from './resources.js';
-import type { RootPolicy } from './roots.js';
 
 /** The spec's limit on values per answer. */
 const MAX_VALUES = 100;

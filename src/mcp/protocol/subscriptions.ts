@@ -10,7 +10,6 @@
 // not support.
 import { RpcError } from '../../jsonrpc/errors.js';
 import type { RequestId } from '../../jsonrpc/messages.js';
-import { MOUNTS_URI } from '../features/resources.js';
 import { META, type Notification, type RequestScope } from './requestScope.js';
 
 /** The filter as the server honours it: a subset of what the client asked for. */
@@ -36,8 +35,13 @@ export class Subscriptions {
   /**
    * @param watch starts watching the mount table, so changes are seen without
    *   a probe; returns the function that stops it. Called while any stream is open.
+   * @param mountsUri the resource that lists the mounts (disk://mounts): the one
+   *   whose updates are delivered.
    */
-  constructor(private readonly watch: () => () => void) {}
+  constructor(
+    private readonly watch: () => () => void,
+    private readonly mountsUri: string,
+  ) {}
 
   get size(): number {
     return this.open.size;
@@ -50,7 +54,7 @@ export class Subscriptions {
    * the dispatcher sends nothing for a cancelled request.
    */
   listen(params: Record<string, unknown>, scope: RequestScope, result: (meta: Record<string, unknown>) => unknown): Promise<unknown> {
-    const honored = honoredFilter(params.notifications);
+    const honored = honoredFilter(params.notifications, this.mountsUri);
     if (this.open.size >= MAX_SUBSCRIPTIONS) {
       throw new RpcError(-32603, `Too many open subscriptions (${MAX_SUBSCRIPTIONS}): cancel one before opening another`);
     }
@@ -88,7 +92,7 @@ export class Subscriptions {
   mountsChanged(): void {
     for (const { honored, notify } of this.open.values()) {
       if (honored.resourcesListChanged) notify({ method: 'notifications/resources/list_changed', params: {} });
-      if (honored.resourceSubscriptions?.includes(MOUNTS_URI)) notify({ method: 'notifications/resources/updated', params: { uri: MOUNTS_URI } });
+      if (honored.resourceSubscriptions?.includes(this.mountsUri)) notify({ method: 'notifications/resources/updated', params: { uri: this.mountsUri } });
     }
   }
 
@@ -99,7 +103,7 @@ export class Subscriptions {
 }
 
 /** Checks the client's filter (SubscriptionFilter) and keeps what this server can deliver. */
-function honoredFilter(filter: unknown): Honored {
+function honoredFilter(filter: unknown, mountsUri: string): Honored {
   if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) {
     throw RpcError.invalidParams('params.notifications is required: the change notifications to receive, e.g. {"resourcesListChanged": true}');
   }
@@ -114,6 +118,6 @@ function honoredFilter(filter: unknown): Honored {
   const honored: Honored = {};
   if (asked.resourcesListChanged === true) honored.resourcesListChanged = true;
   // Only disk://mounts changes by itself; a path's usage changes all the time, which no notification could keep up with.
-  if (uris?.includes(MOUNTS_URI)) honored.resourceSubscriptions = [MOUNTS_URI];
+  if (uris?.includes(mountsUri)) honored.resourceSubscriptions = [mountsUri];
   return honored;
 }

@@ -4,9 +4,9 @@
 
 import type { AppView } from '../../apps/appViews.js';
 import type { CancelSignal } from '../../probe/types.js';
-import type { RootPolicy } from '../features/roots.js';
 import type { ObjectSchema } from './inputValidation.js';
 import type { LogLevel } from './logging.js';
+import type { RootPolicy } from './roots.js';
 
 export interface ToolContext {
   /** Aborts when the client cancels the call. */

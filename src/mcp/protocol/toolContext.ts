@@ -4,8 +4,8 @@
 // 2026-07-28, basic/patterns/progress.mdx), increasing, and never after
 // the response.
 
-import type { RootPolicy } from '../features/roots.js';
 import type { RequestScope } from './requestScope.js';
+import type { RootPolicy } from './roots.js';
 import type { ToolContext } from './tool.js';
 
 export interface ServerLimits {
