@@ -1,7 +1,9 @@
 // diskprobe's public surface: disk usage, fast, exact, and never hanging.
 
 export type { MountEvent } from './probe/deadMountGuard.js';
-export { backend, diskUsage, diskUsageSync, listMounts, mountsUsage, onMountEvent, stuckMounts } from './probe/probe.js';
+export { listMounts, mountsUsage } from './probe/mountProbes.js';
+export { diskUsage, diskUsageSync } from './probe/probe.js';
+export { backend, onMountEvent, stuckMounts } from './probe/runtime.js';
 export type {
   Backend,
   CancelSignal,

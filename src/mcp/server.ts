@@ -8,7 +8,7 @@ import type { DispatcherHandlers, RequestContext } from '../jsonrpc/dispatcher.j
 import { RpcError } from '../jsonrpc/errors.js';
 import { isRequestId, type RequestId } from '../jsonrpc/messages.js';
 import { DEFAULT_WALK_BUDGET_MS } from '../probe/limits.js';
-import { onMountEvent, watchMountTable } from '../probe/probe.js';
+import { onMountEvent, watchMountTable } from '../probe/runtime.js';
 import { complete } from './features/completion.js';
 import { getPrompt, listPrompts } from './features/prompts.js';
 import { listResources, listResourceTemplates, MOUNTS_URI, readResource } from './features/resources.js';

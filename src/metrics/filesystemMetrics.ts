@@ -6,8 +6,9 @@
 // device_error{device_error="mountpoint timeout"} 1 within the budget, and
 // every other mount gets its exact values. Plus diskprobe's own families.
 
-import type { MountEntry } from '../probe/mountTable.js';
-import { backend, dfMounts, stuckMounts } from '../probe/probe.js';
+import type { MountEntry } from '../probe/mountEntry.js';
+import { dfMounts } from '../probe/mountProbes.js';
+import { backend, stuckMounts } from '../probe/runtime.js';
 import type { DiskUsage, ProbeError } from '../probe/types.js';
 import type { Family, Sample } from './exposition.js';
 

@@ -1,6 +1,6 @@
 // What the public functions ask of a backend, and what they give it.
 import type { DeadMountGuard } from './deadMountGuard.js';
-import type { MountEntry } from './mountTable.js';
+import type { MountEntry } from './mountEntry.js';
 import type { Backend, CancelSignal, DiskUsage } from './types.js';
 
 /** One path to probe, already validated. */

@@ -3,7 +3,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
-import { isPseudoType, isRemote, type MountEntry, MountTable, parseMountInfo } from './mountTable.js';
+import { isPseudoType, isRemote } from './fsTypes.js';
+import type { MountEntry } from './mountEntry.js';
+import { parseMountInfo } from './mountInfo.js';
+import { MountTable } from './mountTable.js';
 import type { NativeBinding } from './nativeBinding.js';
 
 /** Reads the mount table: mountinfo on Linux, the addon's list elsewhere, and a best effort without it. */

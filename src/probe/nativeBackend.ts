@@ -4,7 +4,8 @@ import type { AnyUsage, ProbeBackend, ProbeContext, ProbeTarget } from './backen
 import { LaneIds, namedPath } from './backend.js';
 import { type Deadline, DeadlineTimer } from './deadlines.js';
 import { abortError, errnoError, timeoutError } from './errors.js';
-import { deviceKey, type MountEntry } from './mountTable.js';
+import type { MountEntry } from './mountEntry.js';
+import { deviceKey } from './mountInfo.js';
 import { CANNOT_PROBE_INLINE, Flag, LEAVES_MOUNT, type NativeBinding, type OffMountCheck, Slot, SYSCALLS } from './nativeBinding.js';
 import { usedPercent, usedPercentBig } from './percent.js';
 import type { CancelSignal } from './types.js';

@@ -12,7 +12,7 @@ import { readFileSync, statfsSync, statSync } from 'node:fs';
 
 import { type AnyUsage, namedPath, type ProbeBackend, type ProbeContext, type ProbeTarget } from './backend.js';
 import { abortError, codeNameError, helperStartError, timeoutError } from './errors.js';
-import { deviceKey } from './mountTable.js';
+import { deviceKey } from './mountInfo.js';
 import { usedPercentBig } from './percent.js';
 import { childProcess, HelperPool, helperPath } from './statfsHelperPool.js';
 import type { CancelSignal } from './types.js';

@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 
 import { abortError, codeError, codeNameError, timeoutError, validateOptions, validatePath, validateSignal, validateTimeout } from '../probe/errors.js';
-import { mountHolding } from '../probe/probe.js';
+import { mountHolding } from '../probe/walkSupport.js';
 import { findKeptWalk, forgetWalk, type KeptWalk, keepWalk, walkFinished } from './keptWalks.js';
 import { mountsFor, runWalk, startFailure, startWalk } from './runWalk.js';
 import type { ScanTree } from './scanTree.js';

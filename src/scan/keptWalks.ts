@@ -6,7 +6,7 @@
 // budget, src/mcp/features/tools/directoryUsageTool.ts).
 import { sep } from 'node:path';
 
-import { onMountEvent } from '../probe/probe.js';
+import { onMountEvent } from '../probe/runtime.js';
 import type { ScanTree } from './scanTree.js';
 import type { Walk } from './walk.js';
 

@@ -5,8 +5,8 @@
 // marked stuck, so that the next walk skips it at once.
 import { errnoError } from '../probe/errors.js';
 import { NodeFlag } from '../probe/nativeBinding.js';
-import { markWalkStuck, mountsBelow, walkBinding } from '../probe/probe.js';
 import type { CancelSignal } from '../probe/types.js';
+import { markWalkStuck, mountsBelow, walkBinding } from '../probe/walkSupport.js';
 import type { ScanTree } from './scanTree.js';
 import type { WalkProgress } from './types.js';
 import { defaultWalkThreads, STALL_MS, type Walk, type WalkOptions, waitForWalk } from './walk.js';

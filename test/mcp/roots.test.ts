@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diskUsageTool } from '../../dist/mcp/features/tools/diskUsageTool.js';
 import { RootPolicy } from '../../dist/mcp/protocol/roots.js';
-import { MountTable, parseMountInfo } from '../../dist/probe/mountTable.js';
+import { parseMountInfo } from '../../dist/probe/mountInfo.js';
+import { MountTable } from '../../dist/probe/mountTable.js';
 import { announceSkip, bindMount, mountTmpfs, posixPathsSkipReason, rootSkipReason, type TestMount, tempDir } from '../helpers/system.js';
 
 const toolContext = (policy: RootPolicy) => ({

@@ -10,7 +10,8 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { printMetricsHere } from '../../dist/cli/metrics/metricsOnce.js';
-import { MountTable, parseMountInfo } from '../../dist/probe/mountTable.js';
+import { parseMountInfo } from '../../dist/probe/mountInfo.js';
+import { MountTable } from '../../dist/probe/mountTable.js';
 import { runCliUntil, runPipedThroughCat } from '../cli/cliProcess.js';
 import { announceSkip, type FuseMount, fuseSkipReason, linuxSkipReason, mountFuse } from '../helpers/system.js';
 

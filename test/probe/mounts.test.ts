@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseMountInfo } from '../../dist/probe/mountTable.js';
+import { parseMountInfo } from '../../dist/probe/mountInfo.js';
 import {
   announceSkip,
   bindMount,

@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 import { DeadMountGuard } from '../../dist/probe/deadMountGuard.js';
-import { MountTable, parseMountInfo } from '../../dist/probe/mountTable.js';
+import { parseMountInfo } from '../../dist/probe/mountInfo.js';
+import { MountTable } from '../../dist/probe/mountTable.js';
 import { createNativeBackend } from '../../dist/probe/nativeBackend.js';
 import { loadNativeBinding } from '../../dist/probe/nativeBinding.js';
 import { createStatfsBackend } from '../../dist/probe/statfsBackend.js';

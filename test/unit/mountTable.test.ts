@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { decodeMountField, deviceKey, MountTable, parseMountInfo } from '../../dist/probe/mountTable.js';
+import { decodeMountField, deviceKey, parseMountInfo } from '../../dist/probe/mountInfo.js';
+import { MountTable } from '../../dist/probe/mountTable.js';
 
 const SAMPLE = [
   '22 27 0:21 / /proc rw,relatime - proc proc rw',

@@ -3,8 +3,9 @@
 // their definitions, written here the slow, obvious way.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-
-import { type MountEntry, MountTable, parseMountInfo } from '../../dist/probe/mountTable.js';
+import type { MountEntry } from '../../dist/probe/mountEntry.js';
+import { parseMountInfo } from '../../dist/probe/mountInfo.js';
+import { MountTable } from '../../dist/probe/mountTable.js';
 
 const isWithin = (path: string, dir: string): boolean => path.startsWith(dir) && (path.length === dir.length || dir.endsWith('/') || path[dir.length] === '/');
 

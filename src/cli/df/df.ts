@@ -2,9 +2,10 @@
 // file system holding each path given, all in parallel and each within the
 // timeout, then prints a table like `df -hT` or exact JSON.
 import { realpathSync, statSync } from 'node:fs';
-
-import type { MountEntry } from '../../probe/mountTable.js';
-import { backend, dfMounts, diskUsage, diskUsageInline, listMounts } from '../../probe/probe.js';
+import type { MountEntry } from '../../probe/mountEntry.js';
+import { dfMounts, listMounts } from '../../probe/mountProbes.js';
+import { diskUsage, diskUsageInline } from '../../probe/probe.js';
+import { backend } from '../../probe/runtime.js';
 import type { DiskUsage, Mount } from '../../probe/types.js';
 import type { DfOptions } from './dfCommandLine.js';
 import { type DfOutcome, type DfOutput, type DfTarget, report } from './dfReport.js';

@@ -3,7 +3,7 @@
 // df.c, and, for -a, the check in get_dev that a mount point still shows the
 // device its mount entry names (filter_mount_list's device table). Pure.
 
-import type { MountEntry } from '../../probe/mountTable.js';
+import type { MountEntry } from '../../probe/mountEntry.js';
 
 /** The filters of the command line. */
 export interface DfFilters {

@@ -11,7 +11,7 @@ import { resolve } from 'node:path';
 
 import { longDoublePrecision } from '../../format/extendedFloat.js';
 import { HUMAN_1024 } from '../../format/humanReadable.js';
-import { backend } from '../../probe/probe.js';
+import { backend } from '../../probe/runtime.js';
 import { mountsFor, runWalk, startWalk } from '../../scan/runWalk.js';
 import type { DirectoryUsage } from '../../scan/types.js';
 import { STALL_MS } from '../../scan/walk.js';

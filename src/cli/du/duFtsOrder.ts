@@ -10,9 +10,9 @@
 // are printed in such a directory are lstat'ed again here to learn theirs.
 // Only on mounts that cannot hang: elsewhere (FUSE) the listing order stands.
 import { lstatSync } from 'node:fs';
-
+import { listMounts } from '../../probe/mountProbes.js';
 import { NodeFlag } from '../../probe/nativeBinding.js';
-import { listMounts, mountHolding } from '../../probe/probe.js';
+import { mountHolding } from '../../probe/walkSupport.js';
 import type { ScanTree } from '../../scan/scanTree.js';
 import { fileName, nodePath } from './duPaths.js';
 

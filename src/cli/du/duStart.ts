@@ -15,7 +15,8 @@ import { realpathSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { resolve } from 'node:path';
 
-import { diskUsageInline, mountHolding, mountsBelow } from '../../probe/probe.js';
+import { diskUsageInline } from '../../probe/probe.js';
+import { mountHolding, mountsBelow } from '../../probe/walkSupport.js';
 
 export interface DuStart {
   readonly operand: string;

@@ -7,7 +7,7 @@ import { readView, rendersApps, viewListings } from '../../apps/appViews.js';
 import { failureReason } from '../../format/failureReason.js';
 import { diskUsage, listMounts } from '../../index.js';
 import { RpcError } from '../../jsonrpc/errors.js';
-import { dfMounts } from '../../probe/probe.js';
+import { dfMounts } from '../../probe/mountProbes.js';
 import { resourceNotFound } from '../protocol/errors.js';
 import type { RequestScope } from '../protocol/requestScope.js';
 import type { ToolContext } from '../protocol/tool.js';

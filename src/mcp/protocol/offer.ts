@@ -3,7 +3,7 @@
 // source for initialize (legacy) and server/discover (2026-07-28).
 
 import { appsCapability, rendersApps } from '../../apps/appViews.js';
-import { fallbackDescription } from '../../probe/probe.js';
+import { fallbackDescription } from '../../probe/runtime.js';
 import type { VersionRules } from './versions.js';
 
 export const INSTRUCTIONS =

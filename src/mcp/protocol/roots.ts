@@ -17,7 +17,7 @@ import { realpathSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 import { displayPath } from '../../format/displayPath.js';
-import { mountAliases, mountSource } from '../../probe/probe.js';
+import { mountAliases, mountSource } from '../../probe/runtime.js';
 
 /** Errors that say the path itself is unusable (NUL byte, lone surrogate, too long): judged by name, without touching the file system. */
 const INVALID_PATH = new Set(['ERR_INVALID_ARG_VALUE', 'ERR_INVALID_ARG_TYPE', 'ENAMETOOLONG']);

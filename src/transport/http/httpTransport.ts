@@ -13,62 +13,18 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
-import { Dispatcher, type DispatcherHandlers } from '../../jsonrpc/dispatcher.js';
+import { Dispatcher } from '../../jsonrpc/dispatcher.js';
 import { RpcError } from '../../jsonrpc/errors.js';
 import { classify } from '../../jsonrpc/messages.js';
-import { type AccessPolicy, checkAccess } from './access.js';
+import { checkAccess } from './access.js';
 import { serveMetadata } from './auth/protectedResource.js';
-import type { ResourceServer } from './auth/resourceServer.js';
 import { Exchange } from './exchange.js';
 import { modernStatus, refuse, transportError } from './httpErrors.js';
-import { LegacySessions, type OpenSession, type SessionLimits } from './legacySessions.js';
+import { LegacySessions } from './legacySessions.js';
 import { listenOn, stopAccepting } from './listening.js';
 import { checkModernHeaders } from './modernHeaders.js';
-
-export interface HttpTransportOptions {
-  readonly host: string;
-  readonly port: number;
-  /** PEM certificate and key: HTTPS instead of HTTP. */
-  readonly tls?: { readonly cert: Buffer; readonly key: Buffer } | undefined;
-  readonly access: AccessPolicy;
-  /** OAuth: every request to /mcp needs an access token it accepts; its metadata is served at the well-known URLs. */
-  readonly auth?: ResourceServer | undefined;
-  /** Longest request body, in bytes (--max-message-bytes): 413 beyond it. */
-  readonly maxMessageBytes: number;
-  /** The shared server for 2026-07-28 requests: stateless, so one serves every client. */
-  readonly modern: DispatcherHandlers & { shutdown(): void };
-  /** Whether a parsed request claims the 2026-07-28 era (the MCP layer's rule). */
-  readonly isModern: (params: Record<string, unknown> | undefined) => boolean;
-  /** The versions served per request: an MCP-Protocol-Version header naming one marks a request without _meta as a malformed modern one. */
-  readonly modernVersions: readonly string[];
-  readonly openSession: OpenSession;
-  readonly sessions?: Partial<SessionLimits>;
-  readonly limits?: Partial<HttpLimits>;
-  /** The transport's own events (a refusal of note, shutdown), as lines for stderr. */
-  readonly log?: (line: string) => void;
-}
-
-export interface HttpLimits {
-  /** Connections open at once; the server drops any beyond (node:http maxConnections). */
-  readonly maxConnections: number;
-  /** Requests being answered at once, SSE streams included: 503 beyond. */
-  readonly maxInFlight: number;
-  /** Milliseconds a client has to send all its headers (slowloris). */
-  readonly headersTimeoutMs: number;
-  /** Milliseconds a client has to send its whole request, body included. */
-  readonly requestTimeoutMs: number;
-  /** Milliseconds an idle keep-alive connection stays open. */
-  readonly keepAliveTimeoutMs: number;
-}
-
-export const DEFAULT_HTTP_LIMITS: HttpLimits = {
-  maxConnections: 512,
-  maxInFlight: 1024,
-  headersTimeoutMs: 10_000,
-  requestTimeoutMs: 30_000,
-  keepAliveTimeoutMs: 5_000,
-};
-export const DEFAULT_SESSION_LIMITS: SessionLimits = { maxSessions: 256, idleMs: 10 * 60_000 };
+import { readBody } from './requestBody.js';
+import { DEFAULT_HTTP_LIMITS, DEFAULT_SESSION_LIMITS, type HttpLimits, type HttpTransportOptions } from './transportOptions.js';
 
 const ENDPOINT = '/mcp';
 const ALLOW = 'GET, POST, DELETE';
@@ -209,7 +165,7 @@ export class HttpTransport {
       refuse(res, 406, transportError(`Accept must list application/json and text/event-stream, not ${accept || 'absent'}`));
       return;
     }
-    const text = await this.readBody(req, res);
+    const text = await readBody(req, res, this.options.maxMessageBytes);
     if (text === undefined) return;
     let value: unknown;
     try {
@@ -395,47 +351,5 @@ export class HttpTransport {
     }
     res.writeHead(204);
     res.end();
-  }
-
-  /** The body as text, or undefined after refusing it (too long, not UTF-8, cut short). */
-  private readBody(req: IncomingMessage, res: ServerResponse): Promise<string | undefined> {
-    const limit = this.options.maxMessageBytes;
-    const tooLong = (bytes: string): void => {
-      refuse(res, 413, transportError(`the body of ${bytes} bytes exceeds the limit of ${limit} bytes (--max-message-bytes)`), null, { connection: 'close' });
-      req.resume();
-    };
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) {
-      tooLong(String(declared));
-      return Promise.resolve(undefined);
-    }
-    return new Promise((resolve) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let over = false;
-      req.on('data', (chunk: Buffer) => {
-        if (over) return;
-        size += chunk.length;
-        if (size > limit) {
-          over = true;
-          chunks.length = 0;
-          tooLong(`more than ${limit}`);
-          resolve(undefined);
-          return;
-        }
-        chunks.push(chunk);
-      });
-      req.on('end', () => {
-        if (over) return;
-        try {
-          resolve(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks, size)));
-        } catch {
-          refuse(res, 400, RpcError.parseError('the body is not valid UTF-8'));
-          resolve(undefined);
-        }
-      });
-      req.on('error', () => resolve(undefined)); // cut short: nobody to answer
-      req.on('aborted', () => resolve(undefined));
-    });
   }
 }

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { runDfHere } from '../../../dist/cli/df/df.js';
 import { type DfOptions, parseDfCommandLine } from '../../../dist/cli/df/dfCommandLine.js';
-import { MountTable, parseMountInfo } from '../../../dist/probe/mountTable.js';
+import { parseMountInfo } from '../../../dist/probe/mountInfo.js';
+import { MountTable } from '../../../dist/probe/mountTable.js';
 import { announceSkip, type FuseMount, fuseSkipReason, linuxSkipReason, mountFuse } from '../../helpers/system.js';
 
 const options = (paths: string[] = []): DfOptions => (parseDfCommandLine(['--timeout', '2000', ...paths], {}) as { options: DfOptions }).options;

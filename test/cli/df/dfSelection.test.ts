@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { hasUuidSuffix, isRemoteMount, mountSelected, overMounted } from '../../../dist/cli/df/dfSelection.js';
-import type { MountEntry } from '../../../dist/probe/mountTable.js';
+import type { MountEntry } from '../../../dist/probe/mountEntry.js';
 
 const none = { local: false, types: [], excludeTypes: [], total: false };
 

@@ -7,7 +7,7 @@
 // disk://mounts (resources.ts) gives everything at once, for applications.
 
 import { MOUNTS_VIEW } from '../../../apps/appViews.js';
-import { dfMounts } from '../../../probe/probe.js';
+import { dfMounts } from '../../../probe/mountProbes.js';
 import type { Tool, ToolResult } from '../../protocol/tool.js';
 import { ENTRY_SCHEMA, type ListedMount, listedMount } from './mountListing.js';
 import { fitPage, grouped, TEXT_BUDGET } from './pageBudget.js';

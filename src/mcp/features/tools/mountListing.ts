@@ -2,7 +2,7 @@
 // resource show them: one line of text and one structured entry each.
 import { humanSize } from '../../../format/humanSize.js';
 import { usePercent } from '../../../format/usePercent.js';
-import type { DfMount } from '../../../probe/probe.js';
+import type { DfMount } from '../../../probe/mountProbes.js';
 import { probeFailure } from './probeFailure.js';
 import { USAGE_SCHEMA, usageData } from './usageSchema.js';
 
