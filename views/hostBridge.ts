@@ -7,7 +7,7 @@
 // App alone needs the SDK and zod beside it, 130 KB gzipped, past the 60 KB a
 // view may weigh.
 
-export const APPS_PROTOCOL_VERSION = '2026-01-26';
+const APPS_PROTOCOL_VERSION = '2026-01-26';
 
 type Json = Record<string, unknown>;
 

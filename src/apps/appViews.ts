@@ -10,9 +10,9 @@
 // tools. The views can still be read by URI, as any resource.
 import { readFileSync } from 'node:fs';
 
-export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
+const UI_EXTENSION = 'io.modelcontextprotocol/ui';
 /** The one MIME type of a view (apps.mdx, "UI Resource Format"). */
-export const UI_MIME_TYPE = 'text/html;profile=mcp-app';
+const UI_MIME_TYPE = 'text/html;profile=mcp-app';
 
 export interface AppView {
   readonly uri: string;
@@ -39,7 +39,7 @@ export const MOUNTS_VIEW: AppView = {
   file: 'mounts.html',
 };
 
-export const VIEWS: readonly AppView[] = [DIRECTORY_VIEW, MOUNTS_VIEW];
+const VIEWS: readonly AppView[] = [DIRECTORY_VIEW, MOUNTS_VIEW];
 
 /**
  * The resource's `_meta.ui`, on its listing and its contents alike (the

@@ -7,8 +7,6 @@ import { type MetricsOptions, parseMetrics } from './metrics/metricsCommandLine.
 import { parseServe, type ServeOptions } from './serve/serveCommandLine.js';
 import { UsageError } from './usageError.js';
 
-export { DfUsageError, DuUsageError, UsageError } from './usageError.js';
-
 /** diskprobe's commands; each has its own options and --help. */
 const COMMANDS = ['serve', 'df', 'du', 'metrics'] as const;
 export type CommandName = (typeof COMMANDS)[number];

@@ -30,7 +30,7 @@ export interface GetoptSpec {
 }
 
 /** One option as it was met: its key, its value, and how it was written (-B or --block-size), for messages. */
-export interface GetoptOption {
+interface GetoptOption {
   readonly key: string;
   readonly value: string | undefined;
   readonly named: string;

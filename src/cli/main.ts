@@ -9,10 +9,11 @@
 // First, before any other module is evaluated: SIGTERM and SIGINT are handled from here on.
 import './stopSignals.js';
 
-import { type Command, parseCommandLine, UsageError } from './commandLine.js';
+import { type Command, parseCommandLine } from './commandLine.js';
 import { helpText } from './helpText.js';
 import { packageVersion } from './packageVersion.js';
 import { exitServer, releaseStopSignals } from './stopSignals.js';
+import { UsageError } from './usageError.js';
 
 /**
  * A reader that went away (`diskprobe df | head -1`) ends the command

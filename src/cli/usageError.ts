@@ -17,7 +17,7 @@ export class UsageError extends Error {
  * du): its messages, each on its line after "diskprobe: ", then (for most)
  * its pointer to the help, with its exit status, 1.
  */
-export class GnuUsageError extends UsageError {
+class GnuUsageError extends UsageError {
   override readonly name: string = 'GnuUsageError';
   override readonly status = 1;
 

@@ -7,7 +7,7 @@ import type { Sample } from './prometheusClient.js';
 import { type Matcher, matcherList } from './promql.js';
 
 /** The node_filesystem families read, by the suffix of their name. */
-export const FAMILIES = ['size_bytes', 'avail_bytes', 'free_bytes', 'files', 'files_free', 'readonly', 'device_error'] as const;
+const FAMILIES = ['size_bytes', 'avail_bytes', 'free_bytes', 'files', 'files_free', 'readonly', 'device_error'] as const;
 export type Family = (typeof FAMILIES)[number];
 
 /** Every tool's query leaves out what node-mixin leaves out (config.libsonnet: fsSelector, fsMountpointSelector). */

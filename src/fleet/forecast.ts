@@ -4,7 +4,10 @@
 // line through the lookback is all it is: docs/fleet.md says what that can
 // and cannot tell.
 
-/** Fewer samples than this in the lookback and the line says nothing: a file system just mounted, or an exporter just added. */
+/**
+ * Fewer samples than this in the lookback and the line says nothing: a file system just mounted, or an exporter just added.
+ * @internal exported for the tests
+ */
 export const MIN_SAMPLES = 5;
 
 export interface Trend {

@@ -27,6 +27,7 @@ function rule(free: Family, total: Family, threshold: number, hours: number | un
   };
 }
 
+/** @internal exported for the tests */
 export const MIXIN_ALERTS: readonly MixinAlert[] = [
   { alertname: 'NodeFilesystemSpaceFillingUp', severity: 'warning', for: '1h', resource: 'space', expr: rule('avail_bytes', 'size_bytes', 40, 24) },
   { alertname: 'NodeFilesystemSpaceFillingUp', severity: 'critical', for: '1h', resource: 'space', expr: rule('avail_bytes', 'size_bytes', 20, 4) },

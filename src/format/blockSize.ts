@@ -82,6 +82,7 @@ const POWERS: Readonly<Record<string, number>> = { k: 1, K: 1, M: 2, m: 2, G: 3,
  * xstrtoumax(text, &end, 0, &value, "eEgGkKmMpPtTyYzZ0"): a number and an
  * optional unit (K, KiB, KB...). `value` is undefined where xstrtoumax leaves
  * its output alone; `end` is where parsing stopped.
+ * @internal exported for the tests
  */
 export function xstrtoumax(text: string): { error: StrtolError; value: bigint | undefined; end: number } {
   const leading = text.replace(/^[ \t\n\v\f\r]*/, '');

@@ -5,20 +5,20 @@ import { RpcError } from './errors.js';
 /** MCP narrows JSON-RPC's ids: a string or an integer, never null. */
 export type RequestId = string | number;
 
-export interface Request {
+interface Request {
   readonly jsonrpc: '2.0';
   readonly id: RequestId;
   readonly method: string;
   readonly params?: unknown;
 }
 
-export interface Notification {
+interface Notification {
   readonly jsonrpc: '2.0';
   readonly method: string;
   readonly params?: unknown;
 }
 
-export interface SuccessResponse {
+interface SuccessResponse {
   readonly jsonrpc: '2.0';
   readonly id: RequestId;
   readonly result: unknown;
@@ -32,7 +32,6 @@ export interface ErrorResponse {
 }
 
 export type Response = SuccessResponse | ErrorResponse;
-export type Message = Request | Notification | Response;
 
 export function isRequestId(value: unknown): value is RequestId {
   return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
@@ -57,7 +56,7 @@ const has = (object: object, key: string): boolean => Object.hasOwn(object, key)
  * message, overflows the stack at about 4,000 levels in Node 20: deeper
  * messages are refused before a handler sees them. No MCP message comes near.
  */
-export const MAX_NESTING_DEPTH = 1000;
+const MAX_NESTING_DEPTH = 1000;
 
 /**
  * Whether a line of `length` characters can nest deeper than the limit: each

@@ -26,7 +26,10 @@ export const CONTENT_TYPES: Readonly<Record<Format, string>> = {
   openmetrics: 'application/openmetrics-text; version=1.0.0; charset=utf-8',
 };
 
-/** A label value, escaped as both formats escape them: backslash, double quote, line feed. */
+/**
+ * A label value, escaped as both formats escape them: backslash, double quote, line feed.
+ * @internal exported for the tests
+ */
 export function escapeLabelValue(value: string): string {
   return value.replace(/[\\"\n]/g, (char) => (char === '\n' ? '\\n' : `\\${char}`));
 }

@@ -49,7 +49,10 @@ const GO_ERROR_TEXT: Readonly<Record<string, string>> = {
   EINTR: 'interrupted system call',
 };
 
-/** The device_error label of a failed probe: "mountpoint timeout" for one that did not answer, else the errno's text. */
+/**
+ * The device_error label of a failed probe: "mountpoint timeout" for one that did not answer, else the errno's text.
+ * @internal exported for the tests
+ */
 export function deviceErrorText(error: unknown): string {
   const { code, message } = error as Partial<ProbeError>;
   if (code === 'ETIMEDOUT') return 'mountpoint timeout';

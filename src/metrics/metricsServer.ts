@@ -32,6 +32,7 @@ export interface MetricsServerOptions {
 /**
  * The budget for a scrape: Prometheus's timeout less a tenth (at least 100 ms)
  * for the answer's way back, capped by `fallbackMs`; never below 50 ms.
+ * @internal exported for the tests
  */
 export function scrapeBudget(header: string | string[] | undefined, fallbackMs: number): number {
   const seconds = Number(Array.isArray(header) ? header[0] : header);

@@ -7,7 +7,10 @@ export function deviceKey(major: number, minor: number): number {
   return major * 1048576 + minor;
 }
 
-/** Undoes the octal escapes (\040 space, \011 tab, \012 newline, \134 backslash) of /proc/self/mountinfo. */
+/**
+ * Undoes the octal escapes (\040 space, \011 tab, \012 newline, \134 backslash) of /proc/self/mountinfo.
+ * @internal exported for the tests
+ */
 export function decodeMountField(field: string): string {
   return field.includes('\\') ? field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8))) : field;
 }

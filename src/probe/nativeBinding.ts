@@ -57,7 +57,7 @@ export interface NativeBinding {
 }
 
 /** How a walk runs (native/addon_scan.cc reads these). */
-export interface NativeScanOptions {
+interface NativeScanOptions {
   readonly threads?: number | undefined;
   readonly oneFileSystem?: boolean;
   /** A record of every entry that is not a directory (du -a). */

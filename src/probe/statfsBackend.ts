@@ -114,6 +114,7 @@ interface Job {
   onAbort: (() => void) | undefined;
 }
 
+/** @internal exported for the tests */
 export function createStatfsBackend(context: ProbeContext): ProbeBackend {
   const { guard } = context;
   const jobs = new Map<number, Job>();

@@ -15,7 +15,7 @@ const MAX_WALKS = 8;
 /** Directories kept at most, over all kept walks: about 120 bytes each in the addon. */
 const MAX_NODES = 4_000_000;
 /** Milliseconds a finished walk answers for: a conversation's drill-down, not yesterday's disk. */
-export const KEEP_MS = 10 * 60_000;
+const KEEP_MS = 10 * 60_000;
 
 export interface KeptWalk {
   readonly root: string;
@@ -112,10 +112,6 @@ export function walkFinished(entry: KeptWalk, tree: ScanTree): void {
 /** Forgets a kept walk (one that stalled), releasing it. */
 export function forgetWalk(entry: KeptWalk): void {
   drop(entry);
-}
-
-export function clearKeptWalks(): void {
-  for (const entry of [...kept]) drop(entry);
 }
 
 function trim(): void {

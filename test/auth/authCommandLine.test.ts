@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 
 import type { AuthOptions } from '../../dist/cli/authCommandLine.js';
-import { type Command, parseCommandLine, UsageError } from '../../dist/cli/commandLine.js';
+import { type Command, parseCommandLine } from '../../dist/cli/commandLine.js';
+import { UsageError } from '../../dist/cli/usageError.js';
 
 const ISSUER = 'https://login.example.com/realms/ops';
 

@@ -1,8 +1,9 @@
 // Reading the command line, and wording failures, without starting a process.
 import { describe, expect, it } from 'vitest';
 
-import { DfUsageError, parseCommandLine, UsageError } from '../../dist/cli/commandLine.js';
+import { parseCommandLine } from '../../dist/cli/commandLine.js';
 import type { DfOptions } from '../../dist/cli/df/dfCommandLine.js';
+import { DfUsageError, UsageError } from '../../dist/cli/usageError.js';
 import { failureReason } from '../../dist/format/failureReason.js';
 
 const df = (fields: object = {}) => ({ kind: 'df', options: expect.objectContaining({ json: false, timeout: 5000, paths: [], ...fields }) });

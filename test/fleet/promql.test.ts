@@ -6,7 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { parseCommandLine, UsageError } from '../../src/cli/commandLine.js';
+import { parseCommandLine } from '../../src/cli/commandLine.js';
+import { UsageError } from '../../src/cli/usageError.js';
 import { joinFilesystems } from '../../src/fleet/filesystems.js';
 import { MIN_SAMPLES, showHours, trend } from '../../src/fleet/forecast.js';
 import type { Sample } from '../../src/fleet/prometheusClient.js';

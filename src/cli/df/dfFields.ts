@@ -5,11 +5,11 @@
 import { HUMAN, humanReadable } from '../../format/humanReadable.js';
 
 /** The fields of --output, in the order `--output` alone shows them. */
-export const DF_FIELDS = ['source', 'fstype', 'itotal', 'iused', 'iavail', 'ipcent', 'size', 'used', 'avail', 'pcent', 'file', 'target'] as const;
+const DF_FIELDS = ['source', 'fstype', 'itotal', 'iused', 'iavail', 'ipcent', 'size', 'used', 'avail', 'pcent', 'file', 'target'] as const;
 export type DfField = (typeof DF_FIELDS)[number];
 
 /** Which numbers a field shows: block counts, inode counts, or neither. */
-export type FieldKind = 'block' | 'inode' | 'other';
+type FieldKind = 'block' | 'inode' | 'other';
 
 interface FieldData {
   readonly kind: FieldKind;

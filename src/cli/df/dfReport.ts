@@ -44,7 +44,7 @@ export interface DfOutput {
 }
 
 /** The error code df -a's "-" rows get in the JSON for a mount point that shows another device. */
-export const OVERMOUNTED = 'EOVERMOUNTED';
+const OVERMOUNTED = 'EOVERMOUNTED';
 
 const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
 

@@ -11,7 +11,7 @@ export interface Column {
 }
 
 /** A cell that covers `span` columns from where it stands, left-aligned: a note in place of several values. */
-export interface SpanningCell {
+interface SpanningCell {
   readonly text: string;
   readonly span: number;
 }

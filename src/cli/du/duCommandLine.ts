@@ -97,11 +97,11 @@ const SHORT_OPTIONS = '0abd:chHklmst:xB:DLPSX:';
 const UNSUPPORTED = new Set(['l', 'L', 'D', 'H', 'S', 't', 'X', 'exclude', 'files0-from', 'inodes', 'time', 'time-style']);
 const SIZE_KEYS = new Set(['b', 'B', 'h', 'k', 'm', 'si']);
 
-export const MAX_TOP = 1000;
-export const MAX_THREADS = 64;
+const MAX_TOP = 1000;
+const MAX_THREADS = 64;
 
 /** -d's value as du reads it: xstrtoumax(optarg, NULL, 0, &tmp, ""), a whole number and nothing after it; undefined if invalid. */
-export function parseMaxDepth(text: string): bigint | undefined {
+function parseMaxDepth(text: string): bigint | undefined {
   if (text.replace(/^[ \t\n\v\f\r]*/, '').startsWith('-')) return undefined;
   const { value, end, overflow } = strtoumax(text);
   if (end === 0 || end < text.length || overflow) return undefined;

@@ -29,7 +29,7 @@ export interface DuStart {
 }
 
 /** fts_open's name for an operand: a run of two or more trailing slashes cut to one ("a//" → "a/", "///" → "/"; "//" stays). */
-export function ftsRootName(operand: string): Buffer {
+function ftsRootName(operand: string): Buffer {
   const bytes = Buffer.from(operand, 'utf8');
   let length = bytes.length;
   if (length > 2 && bytes[length - 1] === 0x2f) {

@@ -17,13 +17,13 @@ import { listedMount } from './tools/mountListing.js';
 import { usageData } from './tools/usageSchema.js';
 
 export const MOUNTS_URI = 'disk://mounts';
-export const USAGE_PREFIX = 'disk://usage/';
+const USAGE_PREFIX = 'disk://usage/';
 export const USAGE_TEMPLATE = 'disk://usage/{+path}';
 /** Resources per page of resources/list. */
-export const PAGE_SIZE = 10;
+const PAGE_SIZE = 10;
 
 /** The URI of a path's usage: RFC 6570 reserved expansion keeps "/" and percent-encodes the rest. */
-export function usageUri(path: string): string {
+function usageUri(path: string): string {
   return USAGE_PREFIX + encodeURI(path).replace(/[?#]/g, (c) => encodeURIComponent(c));
 }
 

@@ -4,7 +4,7 @@
 import { RpcError } from '../../jsonrpc/errors.js';
 import type { VersionRules } from './versions.js';
 
-export const McpErrorCode = {
+const McpErrorCode = {
   /** resources/read of an unknown URI, through 2025-11-25 (later: -32602). */
   ResourceNotFoundLegacy: -32002,
   /** The request names a protocol version this server does not serve per request (2026-07-28). */

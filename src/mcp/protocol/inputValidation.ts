@@ -5,7 +5,7 @@
 // PropertySchema admits nothing else, so a tool cannot declare a rule that
 // goes unenforced.
 
-export interface PropertySchema {
+interface PropertySchema {
   readonly type: 'string' | 'boolean' | 'integer' | 'number';
   readonly description: string;
   readonly enum?: readonly string[];

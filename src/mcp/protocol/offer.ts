@@ -6,7 +6,7 @@ import { appsCapability, rendersApps } from '../../apps/appViews.js';
 import { fallbackDescription } from '../../probe/runtime.js';
 import type { VersionRules } from './versions.js';
 
-export const INSTRUCTIONS =
+const INSTRUCTIONS =
   'Use disk_usage to see how full the file system holding one path is (pass unit "percent" or "mb" for a single figure), ' +
   'list_mounts for every mounted file system at once, directory_usage for what fills a directory (largest subdirectories and files), ' +
   'and system_info for the host itself. ' +

@@ -25,7 +25,10 @@ interface Subscription {
   readonly close: () => void;
 }
 
-/** Streams open at once at most: each is a request in flight, and the transport holds input while too many are. */
+/**
+ * Streams open at once at most: each is a request in flight, and the transport holds input while too many are.
+ * @internal exported for the tests
+ */
 export const MAX_SUBSCRIPTIONS = 64;
 
 export class Subscriptions {

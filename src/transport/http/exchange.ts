@@ -9,7 +9,10 @@ import type { ServerResponse } from 'node:http';
 
 import type { OutgoingNotification } from '../../jsonrpc/dispatcher.js';
 
-/** Bytes an SSE stream may hold for a client that does not read before it is closed. */
+/**
+ * Bytes an SSE stream may hold for a client that does not read before it is closed.
+ * @internal exported for the tests
+ */
 export const MAX_BUFFERED = 1 << 20;
 /** An SSE comment every this many ms keeps proxies from closing a quiet stream (a listen stream). */
 const KEEPALIVE_MS = 15_000;

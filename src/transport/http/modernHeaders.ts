@@ -9,7 +9,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { RpcError } from '../../jsonrpc/errors.js';
 
 /** HeaderMismatch (schema.ts, HEADER_MISMATCH): the headers are missing, malformed, or say otherwise than the body. */
-export const HEADER_MISMATCH = -32020;
+const HEADER_MISMATCH = -32020;
 
 const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
 /** Which body field Mcp-Name mirrors, for the methods that need it. */
@@ -30,7 +30,7 @@ function single(headers: IncomingHttpHeaders, name: string): string | undefined 
 }
 
 /** A header value as the body would say it: Base64 forms decoded, anything with invalid characters refused. */
-export function decodeHeaderValue(name: string, value: string): string | RpcError {
+function decodeHeaderValue(name: string, value: string): string | RpcError {
   const encoded = ENCODED_VALUE.exec(value);
   if (encoded !== null) {
     const bytes = Buffer.from(encoded[1]!, 'base64');

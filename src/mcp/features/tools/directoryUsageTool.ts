@@ -197,7 +197,7 @@ function withinBudget(
 }
 
 /** The answer's text: the totals, the largest children with their share, the largest files, what failed, and whether it is whole. */
-export function describeUsage(
+function describeUsage(
   usage: Omit<DirectoryUsage, 'children' | 'backend'> & { children: readonly ShownEntry[]; others?: Others | undefined },
   apparent: boolean,
 ): string {

@@ -173,6 +173,7 @@ export const listMountsTool: Tool = {
  * One answer of list_mounts from all the mounts listed: the page the
  * arguments (already checked against the inputSchema) ask for, within the
  * budget, with the summary and the cursor to the rest.
+ * @internal exported for the tests
  */
 export function presentMounts(all: readonly ListedMount[], args: Record<string, unknown>): ToolResult {
   const query: Query = {

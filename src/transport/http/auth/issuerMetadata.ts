@@ -18,7 +18,10 @@ export class IssuerUnavailable extends Error {
 /** Metadata and key sets are small; a larger answer is not one. */
 const MAX_DOCUMENT_BYTES = 1 << 20;
 
-/** Where an issuer's metadata may be, in the spec's order: RFC 8414 first, then OpenID Connect, path inserted before appended. */
+/**
+ * Where an issuer's metadata may be, in the spec's order: RFC 8414 first, then OpenID Connect, path inserted before appended.
+ * @internal exported for the tests
+ */
 export function metadataUrls(issuer: string): URL[] {
   const url = new URL(issuer);
   const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '');

@@ -6,7 +6,7 @@
 // a client cannot authenticate to learn how to authenticate.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-export const WELL_KNOWN = '/.well-known/oauth-protected-resource';
+const WELL_KNOWN = '/.well-known/oauth-protected-resource';
 
 /** RFC 9728 §2: the fields diskprobe publishes. */
 export interface ProtectedResource {

@@ -27,13 +27,13 @@ type Jose = typeof import('jose');
  * family are absent, so neither an unsigned token nor one "signed" with a
  * public key used as an HMAC secret ever verifies.
  */
-export const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const;
+const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const;
 
 /** What an introspection answer may call an access token (`token_type`, or Keycloak's `typ`). */
 const ACCESS_TOKEN_TYPES = new Set(['bearer', 'access_token', 'at+jwt', 'urn:ietf:params:oauth:token-type:access_token']);
 
 /** Seconds of clock skew allowed on exp and nbf. */
-export const CLOCK_LEEWAY_SECONDS = 30;
+const CLOCK_LEEWAY_SECONDS = 30;
 
 export interface ResourceServerOptions {
   /** The issuers trusted, each exactly as its tokens' `iss` and its metadata's `issuer` write it. */

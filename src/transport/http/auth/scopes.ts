@@ -22,7 +22,10 @@ export function grantedScopes(claims: Readonly<Record<string, unknown>>): Set<st
   return granted;
 }
 
-/** Whether `granted` holds `needed` itself or a broader scope that implies it. */
+/**
+ * Whether `granted` holds `needed` itself or a broader scope that implies it.
+ * @internal exported for the tests
+ */
 export function covers(granted: ReadonlySet<string>, needed: string): boolean {
   if (granted.has(needed)) return true;
   const parts = needed.split(':');
