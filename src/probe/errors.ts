@@ -180,15 +180,49 @@ export function validateSignal(signal: unknown): asserts signal is CancelSignal 
 }
 
 /**
- * The options object of a public function: undefined or null mean none, as
- * for most of fs; anything else that is not an object is a TypeError.
+ * The options a public function takes, as an object with each of its
+ * options type's keys: a key missing here, or one the type lacks, fails to
+ * compile, so the list cannot drift from the type.
  */
-export function validateOptions<T extends object>(options: T | null | undefined): T | undefined {
+export type OptionNames<T> = Readonly<Record<keyof T, true>>;
+
+/**
+ * The options object of a public function: undefined or null mean none, as
+ * for most of fs; anything else that is not an object is a TypeError, and
+ * so is a key the function does not take (`{ deepth: 1 }`): a misspelt
+ * option would otherwise be ignored without a word.
+ */
+export function validateOptions<T extends object>(options: T | null | undefined, names: OptionNames<T>): T | undefined {
   if (options === undefined || options === null) return undefined;
   if (typeof options !== 'object') {
     throw codeError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "options" argument must be of type object. Received ${typeof options}`);
   }
+  for (const key in options) {
+    if (Object.hasOwn(options, key) && !Object.hasOwn(names, key)) throw unknownOption(key, Object.keys(names));
+  }
   return options;
+}
+
+function unknownOption(key: string, known: readonly string[]): TypeError {
+  const near = known.find((name) => name.toLowerCase() === key.toLowerCase() || editDistance(name, key) <= 2);
+  return codeError(
+    TypeError,
+    'ERR_INVALID_ARG_VALUE',
+    `The "options" argument has an unknown property ${JSON.stringify(key)}${near === undefined ? '' : ` (did you mean "${near}"?)`}. Known: ${known.join(', ')}`,
+  );
+}
+
+/** Levenshtein distance, for "did you mean": option names are short. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
 }
 
 export function codeError<E extends Error>(Kind: new (message: string) => E, code: string, message: string): E & { code: string } {

@@ -3,7 +3,7 @@
 // threads elsewhere.
 import { setMaxListeners } from 'node:events';
 
-import { abortError, codeError, validateOptions, validateSignal, validateTimeout } from './errors.js';
+import { abortError, codeError, type OptionNames, validateOptions, validateSignal, validateTimeout } from './errors.js';
 import { DEFAULT_TIMEOUT_MS } from './limits.js';
 import type { MountEntry } from './mountEntry.js';
 import { diskUsage } from './probe.js';
@@ -121,6 +121,9 @@ export async function dfMounts(options: DfMountsOptions & { readonly bigint?: bo
   return options.all === true ? outcomes : outcomes.filter(({ usage }) => usage === undefined || (usage.total !== 0 && usage.total !== 0n));
 }
 
+const MOUNTS_USAGE_OPTIONS: OptionNames<MountsUsageOptions> = { all: true, bigint: true, timeout: true, signal: true };
+const LIST_MOUNTS_OPTIONS: OptionNames<ListMountsOptions> = { all: true, timeout: true, signal: true };
+
 /**
  * Every mount df lists (with `all`, every mount in the table), each with its
  * usage or the error its probe gave, in the table's order. One pass: the
@@ -131,7 +134,7 @@ export async function dfMounts(options: DfMountsOptions & { readonly bigint?: bo
 export async function mountsUsage(options: MountsUsageOptions & { bigint: true }): Promise<Array<MountUsage<bigint>>>;
 export async function mountsUsage(options?: (MountsUsageOptions & { bigint?: false }) | null): Promise<Array<MountUsage<number>>>;
 export async function mountsUsage(options?: MountsUsageOptions | null): Promise<Array<MountUsage<number> | MountUsage<bigint>>> {
-  options = validateOptions(options) ?? {};
+  options = validateOptions(options, MOUNTS_USAGE_OPTIONS) ?? {};
   validateSignal(options.signal);
   validateFlag(options.all, 'all');
   validateFlag(options.bigint, 'bigint');
@@ -157,7 +160,7 @@ function validateFlag(value: unknown, name: string): void {
  * With `all`, every mount in the table, as `df -a` lists them.
  */
 export async function listMounts(options?: ListMountsOptions | null): Promise<Mount[]> {
-  options = validateOptions(options) ?? {};
+  options = validateOptions(options, LIST_MOUNTS_OPTIONS) ?? {};
   validateSignal(options.signal);
   validateFlag(options.all, 'all');
   const timeout = validateTimeout(options.timeout) ?? DEFAULT_TIMEOUT_MS;

@@ -3,7 +3,17 @@
 import { dirname, parse, resolve, toNamespacedPath } from 'node:path';
 
 import { type AnyUsage, namedPath, type ProbeTarget } from './backend.js';
-import { abortError, codeNameError, timeoutError, validateOptions, validatePath, validatePathLength, validateSignal, validateTimeout } from './errors.js';
+import {
+  abortError,
+  codeNameError,
+  type OptionNames,
+  timeoutError,
+  validateOptions,
+  validatePath,
+  validatePathLength,
+  validateSignal,
+  validateTimeout,
+} from './errors.js';
 import { DEFAULT_TIMEOUT_MS } from './limits.js';
 import { guard, impl, SYSCALL, tables, windows } from './runtime.js';
 import type { DiskUsage, DiskUsageOptions, DiskUsageSyncOptions } from './types.js';
@@ -84,6 +94,9 @@ function failFast(target: ProbeTarget, timeout: number): void {
   }
 }
 
+const DISK_USAGE_OPTIONS: OptionNames<DiskUsageOptions> = { bigint: true, timeout: true, signal: true };
+const DISK_USAGE_SYNC_OPTIONS: OptionNames<DiskUsageSyncOptions> = { bigint: true, timeout: true };
+
 /**
  * The usage of the file system that holds `path`, without blocking: the probe
  * runs on the addon's threads (or a helper process), never on libuv's pool.
@@ -96,7 +109,7 @@ export function diskUsage(path: string, options?: DiskUsageOptions | null): Prom
 export function diskUsage(path: string, options?: DiskUsageOptions | null): Promise<AnyUsage> {
   try {
     const absolute = absolutePath(path);
-    options = validateOptions(options) ?? {};
+    options = validateOptions(options, DISK_USAGE_OPTIONS) ?? {};
     validateSignal(options.signal);
     const timeout = validateTimeout(options.timeout) ?? DEFAULT_TIMEOUT_MS;
     if (options.signal?.aborted) return Promise.reject(abortError(options.signal));
@@ -127,7 +140,7 @@ export function diskUsageSync(path: string, options?: DiskUsageSyncOptions | nul
     if (usage !== undefined) return usage;
   }
   const absolute = absolutePath(path);
-  options = validateOptions(options);
+  options = validateOptions(options, DISK_USAGE_SYNC_OPTIONS);
   const bigint = options?.bigint === true;
   const timeout = options === undefined ? undefined : validateTimeout(options.timeout);
   const bounded = timeout !== undefined && timeout !== Infinity;

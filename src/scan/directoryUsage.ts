@@ -5,7 +5,17 @@
 // up, the mounts holding them marked stuck, so the next walk skips them.
 import { resolve } from 'node:path';
 
-import { abortError, codeError, codeNameError, timeoutError, validateOptions, validatePath, validateSignal, validateTimeout } from '../probe/errors.js';
+import {
+  abortError,
+  codeError,
+  codeNameError,
+  type OptionNames,
+  timeoutError,
+  validateOptions,
+  validatePath,
+  validateSignal,
+  validateTimeout,
+} from '../probe/errors.js';
 import { mountHolding } from '../probe/walkSupport.js';
 import { findKeptWalk, forgetWalk, type KeptWalk, keepWalk, walkFinished } from './keptWalks.js';
 import { mountsFor, runWalk, startFailure, startWalk } from './runWalk.js';
@@ -32,10 +42,25 @@ interface Settings {
   readonly apparent: boolean;
   readonly bigint: boolean;
   readonly timeout: number;
+  readonly stallTimeout: number;
   readonly threads: number | undefined;
   readonly signal: DirectoryUsageOptions['signal'];
   readonly onProgress: DirectoryUsageOptions['onProgress'];
 }
+
+const OPTIONS: OptionNames<DirectoryUsageOptions> = {
+  depth: true,
+  top: true,
+  oneFileSystem: true,
+  fresh: true,
+  apparent: true,
+  timeout: true,
+  stallTimeout: true,
+  signal: true,
+  onProgress: true,
+  bigint: true,
+  threads: true,
+};
 
 function wholeNumber(value: unknown, name: string, min: number, max: number, fallback: number | undefined): number | undefined {
   if (value === undefined) return fallback;
@@ -59,8 +84,21 @@ function flag(value: unknown, name: string): boolean {
   return value;
 }
 
+/** `stallTimeout`: a finite timeout (as diskUsage's `timeout`), STALL_MS by default. */
+function stallTimeoutOf(value: unknown): number {
+  const stall = validateTimeout(value, 'stallTimeout') ?? STALL_MS;
+  if (stall === Infinity) {
+    throw codeError(
+      RangeError,
+      'ERR_OUT_OF_RANGE',
+      'The value of "options.stallTimeout" is out of range. It must be finite: a walk that waits forever on a dead mount never answers',
+    );
+  }
+  return stall;
+}
+
 function settingsOf(given: DirectoryUsageOptions | null | undefined): Settings {
-  const options = validateOptions(given) ?? {};
+  const options = validateOptions(given, OPTIONS) ?? {};
   validateSignal(options.signal);
   if (options.onProgress !== undefined && typeof options.onProgress !== 'function') {
     throw codeError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "options.onProgress" property must be of type function. Received ${typeof options.onProgress}`);
@@ -73,6 +111,7 @@ function settingsOf(given: DirectoryUsageOptions | null | undefined): Settings {
     apparent: flag(options.apparent, 'apparent'),
     bigint: flag(options.bigint, 'bigint'),
     timeout: validateTimeout(options.timeout) ?? Infinity,
+    stallTimeout: stallTimeoutOf(options.stallTimeout),
     threads: wholeNumber(options.threads, 'threads', 1, MAX_THREADS, undefined),
     signal: options.signal,
     onProgress: options.onProgress,
@@ -96,7 +135,7 @@ async function directoryUsageOf(path: string, settings: Settings, keepWalking: b
   if (settings.signal?.aborted) throw abortError(settings.signal);
   // Reads the mount table (a change drops the kept walks), and fails fast on a stuck mount.
   const holding = mountHolding(absolute);
-  if (holding?.stuck) throw timeoutError(absolute, holding.mountPoint, STALL_MS); // as a probe of it would
+  if (holding?.stuck) throw timeoutError(absolute, holding.mountPoint, settings.stallTimeout); // as a probe of it would
   const topFiles = Math.max(settings.top, DEFAULT_TOP);
   let entry: KeptWalk | undefined;
   if (!settings.fresh) {
@@ -124,7 +163,13 @@ async function directoryUsageOf(path: string, settings: Settings, keepWalking: b
   }
   let outcome: Awaited<ReturnType<typeof runWalk>>;
   try {
-    outcome = await runWalk(entry.walk, { timeoutMs: settings.timeout, signal: settings.signal, onProgress: settings.onProgress, keepWalking });
+    outcome = await runWalk(entry.walk, {
+      timeoutMs: settings.timeout,
+      stallMs: settings.stallTimeout,
+      signal: settings.signal,
+      onProgress: settings.onProgress,
+      keepWalking,
+    });
   } catch (error) {
     // Cancelled: the walk stops within one call of each thread, and its memory goes as they return.
     forgetWalk(entry);

@@ -61,6 +61,8 @@ async function giveUp(walk: Walk, heldForMs: number): Promise<ScanTree> {
 export interface RunOptions {
   /** Milliseconds it may take in all; Infinity for no deadline. */
   readonly timeoutMs: number;
+  /** Milliseconds it may make no progress before it is given up as stalled (STALL_MS by default). */
+  readonly stallMs?: number;
   readonly signal?: CancelSignal | undefined;
   readonly onProgress?: ((progress: WalkProgress) => void) | undefined;
   /** At the deadline, leave it running (for a later call to answer from) rather than stop it. */
@@ -72,7 +74,7 @@ export interface RunOutcome {
   readonly tree: ScanTree;
   /** Every directory was listed. */
   readonly done: boolean;
-  /** It made no progress for STALL_MS: its threads wait on directories that do not answer. */
+  /** It made no progress for `stallMs`: its threads wait on directories that do not answer. */
   readonly stalled: boolean;
 }
 
@@ -85,7 +87,12 @@ export async function runWalk(walk: Walk, options: RunOptions): Promise<RunOutco
   const started = performance.now();
   let outcome: Awaited<ReturnType<typeof waitForWalk>>;
   try {
-    outcome = await waitForWalk(walk, { timeoutMs: options.timeoutMs, stallMs: STALL_MS, signal: options.signal, onProgress: options.onProgress });
+    outcome = await waitForWalk(walk, {
+      timeoutMs: options.timeoutMs,
+      stallMs: options.stallMs ?? STALL_MS,
+      signal: options.signal,
+      onProgress: options.onProgress,
+    });
   } catch (error) {
     if (options.keepWalking !== true) walk.release();
     throw error;

@@ -27,10 +27,17 @@ export interface DirectoryUsageOptions {
   /**
    * Milliseconds the whole walk may take; at the deadline it answers with what
    * it has, `complete: false`. Default Infinity: a walk of a large tree takes
-   * what it takes. Either way, a walk whose threads all wait on directories
-   * that do not answer for 5000 ms (a dead mount) answers then.
+   * what it takes. Either way, a walk that makes no progress for
+   * `stallTimeout` answers then.
    */
   readonly timeout?: number;
+  /**
+   * Milliseconds a walk may make no progress at all, its threads waiting on
+   * directories that do not answer (a dead mount), before it answers with what
+   * it has, `complete: false`, and the mounts holding them are marked stuck.
+   * Default 5000: as long as a probe has (diskUsage's default timeout).
+   */
+  readonly stallTimeout?: number;
   /** Stops the walk: the promise rejects with an AbortError within 100 ms. */
   readonly signal?: AbortSignal | CancelSignal;
   /** Called with the walk's progress every 200 ms or so while it runs. */

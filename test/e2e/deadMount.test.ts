@@ -6,9 +6,12 @@
 //
 // The bounds below are generous bounds on failure (a stall would take seconds),
 // not measurements; bench/ and docs/benchmarks.md hold the measurements.
+
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect } from 'vitest';
 
-import { announceSkip, type FuseMount, fuseSkipReason, mountFuse } from '../helpers/system.js';
+import { announceSkip, type FuseMount, fuseSkipReason, mountFuse, mountTmpfs, type TestMount } from '../helpers/system.js';
 import { it, type RpcResponse } from './mcpClient.js';
 
 const PROBE_TIMEOUT = 1500;
@@ -100,6 +103,39 @@ describe.skipIf(announceSkip('a dead mount, end to end', fuseSkipReason)).each([
         expect(server.stderr).not.toMatch(/Error|at .*\(/);
       } finally {
         dead?.cleanup();
+      }
+    });
+  },
+);
+
+// directory_usage across a dead mount waits --probe-timeout for it, as a
+// probe does, not the walk's default 5 s (issue 27).
+describe.skipIf(announceSkip('a dead mount inside a directory_usage walk', fuseSkipReason)).each(['native', 'statfs'])(
+  'directory_usage over a dead mount, %s backend',
+  (backend) => {
+    it('answers once the dead mount has been silent for --probe-timeout, incomplete, naming it', async ({ startServer }) => {
+      const probeTimeout = 1000;
+      const mounts: TestMount[] = [];
+      try {
+        const tmpfs = mountTmpfs('size=8M');
+        mounts.push(tmpfs);
+        const dead = await mountFuse('dead', join(tmpfs.dir, 'sub', 'dead'));
+        mounts.unshift(dead); // the daemon first: nothing else ends a call stuck on its mount
+        // The fallback re-reads the mount table once its copy is a second old.
+        if (backend === 'statfs') await sleep(1100);
+        const server = startServer({ args: ['--probe-timeout', String(probeTimeout)], env: { DISKPROBE_BACKEND: backend } });
+        await server.initialize();
+        const { response, ms } = await timed(() => server.callTool('directory_usage', { path: tmpfs.dir, one_file_system: false, fresh: true }));
+        expect(response.result?.isError).toBe(false);
+        expect(ms).toBeGreaterThanOrEqual(probeTimeout - 50);
+        expect(ms, `answered after ${Math.round(ms)} ms`).toBeLessThan(probeTimeout + LATE_LIMIT_MS + 500);
+        expect(textOf(response)).toContain(dead.dir);
+        expect(textOf(response)).toMatch(/incomplete|partial/i);
+        // Later calls skip it at once: the mount is known to be stuck.
+        const again = await timed(() => server.callTool('directory_usage', { path: tmpfs.dir, one_file_system: false, fresh: true }));
+        expect(again.ms).toBeLessThan(probeTimeout / 2);
+      } finally {
+        for (const mount of mounts) mount.cleanup();
       }
     });
   },

@@ -198,6 +198,23 @@ describe.skipIf(announceSkip(`the API contract (${expected})`, posixPathsSkipRea
     }
   });
 
+  it('refuses an option it does not take, naming it, the one meant, and the ones it takes', async () => {
+    const unknown = (key: string, meant: string | undefined, known: string) =>
+      expect.objectContaining({
+        name: 'TypeError',
+        code: 'ERR_INVALID_ARG_VALUE',
+        message: `The "options" argument has an unknown property "${key}"${meant ? ` (did you mean "${meant}"?)` : ''}. Known: ${known}`,
+      });
+    expect(() => diskUsageSync('/', { timeot: 100 } as never)).toThrow(unknown('timeot', 'timeout', 'bigint, timeout'));
+    await expect(diskUsage('/', { bigInt: true } as never)).rejects.toEqual(unknown('bigInt', 'bigint', 'bigint, timeout, signal'));
+    await expect(diskUsage('/', { colour: 'red' } as never)).rejects.toEqual(unknown('colour', undefined, 'bigint, timeout, signal'));
+    await expect(mountsUsage({ al: true } as never)).rejects.toEqual(unknown('al', 'all', 'all, bigint, timeout, signal'));
+    await expect(listMounts({ bigint: true } as never)).rejects.toEqual(unknown('bigint', undefined, 'all, timeout, signal'));
+    // A key set to undefined is still a misspelling; inherited keys are not the caller's.
+    expect(() => diskUsageSync('/', { timout: undefined } as never)).toThrow(unknown('timout', 'timeout', 'bigint, timeout'));
+    expect(diskUsageSync('/', Object.create({ inherited: 1 })).mountPoint).toBe('/');
+  });
+
   it('takes a fractional timeout as the next whole millisecond', async () => {
     // 0.5 ms was 0 to the addon's pool (an instant ETIMEDOUT that marked "/") and a RangeError to child_process.
     const outcome = (probe: () => unknown): unknown => {

@@ -100,6 +100,18 @@ describe.skipIf(announceSkip(`a dead mount inside the tree (${backendUnderTest})
     expect(usage.allocated).toBeGreaterThanOrEqual(12_288);
   });
 
+  // A file system's timeout, not the default 5 s: what `serve --probe-timeout` gives the MCP tool's walks.
+  it('with a stallTimeout, gives up once nothing has moved for that long', async () => {
+    const { root, dead } = await treeWithDeadMount();
+    await tableKnowsTheMount();
+    const stallTimeout = 1000;
+    const { usage, ms } = await timed(() => directoryUsage(root, { fresh: true, stallTimeout }));
+    expect(ms).toBeGreaterThanOrEqual(stallTimeout - 50);
+    expect(ms).toBeLessThan(stallTimeout + LATE_MS);
+    expect(usage.complete).toBe(false);
+    expect(held(usage, root)[0]).toBe(dead.dir);
+  });
+
   // statfs: a walk begun within a second of the dead mount appearing lstats it while listing
   // its parent (the table does not name it a mount yet). Given up, the walk names the parent
   // as unfinished, and blames the parent's mount: it marks the tmpfs stuck, so that walks of

@@ -203,6 +203,23 @@ describe.skipIf(announceSkip(`directoryUsage options (${backendUnderTest})`, roo
       await expect(directoryUsage(`${root}\0x`)).rejects.toMatchObject({ code: 'ERR_INVALID_ARG_VALUE' });
     });
 
+    it('refuses an option it does not take, and a stallTimeout that is not a finite timeout', async () => {
+      await expect(directoryUsage(root, { deepth: 1 } as never)).rejects.toMatchObject({
+        name: 'TypeError',
+        code: 'ERR_INVALID_ARG_VALUE',
+        message: expect.stringMatching(
+          /^The "options" argument has an unknown property "deepth" \(did you mean "depth"\?\)\. Known: depth, top, .*stallTimeout/,
+        ),
+      });
+      for (const stallTimeout of [0, -1, 2 ** 31, Number.POSITIVE_INFINITY]) {
+        await expect(directoryUsage(root, { stallTimeout })).rejects.toMatchObject({
+          code: 'ERR_OUT_OF_RANGE',
+          message: expect.stringContaining('stallTimeout'),
+        });
+      }
+      await expect(directoryUsage(root, { stallTimeout: '1' as never })).rejects.toMatchObject({ code: 'ERR_INVALID_ARG_TYPE' });
+    });
+
     // depth, top and threads of the wrong type are called out of range ('1' "Received 1"),
     // where timeout and the flags say ERR_INVALID_ARG_TYPE, as Node's own APIs do.
     it('rejects depth, top and threads of the wrong type as a TypeError', async () => {

@@ -266,6 +266,8 @@ async function call(args: Record<string, unknown>, context: ToolContext): Promis
       fresh: args.fresh === true,
       apparent,
       signal: context.signal,
+      // A directory that does not answer is given --probe-timeout, as a probe of it is.
+      stallTimeout: context.probeTimeout,
       onProgress: ({ entries, allocated }) => context.progress(entries, undefined, `walked ${count(entries)} entries, ${humanSize(allocated)} so far`),
     })) as DirectoryUsage;
   } catch (error) {
