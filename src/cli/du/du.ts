@@ -9,6 +9,7 @@
 // command can leave behind (isolated.ts), as `diskprobe df` does.
 import { resolve } from 'node:path';
 
+import { counted } from '../../format/counted.js';
 import { longDoublePrecision } from '../../format/extendedFloat.js';
 import { HUMAN_1024 } from '../../format/humanReadable.js';
 import { backend } from '../../probe/runtime.js';
@@ -140,10 +141,14 @@ async function run(options: DuOptions, output: DuOutput, resolveStart: Resolver)
         writer,
       );
       if (listed.unfinished > UNFINISHED_NAMED) {
-        writer.message(`${listed.unfinished - UNFINISHED_NAMED} more directories under ${quoteAlways(options.utf8)(start.display)} not finished`);
+        writer.message(
+          `${counted(listed.unfinished - UNFINISHED_NAMED, 'more directory', 'more directories')} under ${quoteAlways(options.utf8)(start.display)} not finished`,
+        );
       }
       if (tree.data.errorCount > tree.data.errors.length) {
-        writer.message(`${tree.data.errorCount - tree.data.errors.length} more entries under ${quoteAlways(options.utf8)(start.display)} could not be read`);
+        writer.message(
+          `${counted(tree.data.errorCount - tree.data.errors.length, 'more entry', 'more entries')} under ${quoteAlways(options.utf8)(start.display)} could not be read`,
+        );
       }
       if (!listed.missing) grandTotal += tree.totals(0)[size];
       if (options.json) {
