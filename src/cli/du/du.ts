@@ -34,7 +34,7 @@ const MAX_ERRORS = 1_000_000;
 const UNFINISHED_NAMED = 20;
 /** --json's depth without -d, as directoryUsage()'s. */
 const JSON_DEPTH = 1;
-/** The largest directories and files --json lists without --top, as directoryUsage(). */
+/** How many directories holding the most and largest files --json lists without --top, as directoryUsage(). */
 const JSON_TOP = 10;
 
 type Resolved = DuStart | { readonly operand: string; readonly reason: string };
