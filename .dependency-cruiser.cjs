@@ -76,7 +76,12 @@ module.exports = {
       'MCP knows the protocol, not how bytes arrive: the probe, text, the fleet and the views below it, JSON-RPC only for RpcError and the handler interface.',
     ),
     only('library', '^src/index\\.ts$', ['^src/probe/', '^src/scan/'], 'The library is the probe and the walk alone.'),
-    only('views', '^views/', ['^src/format/humanSize\\.ts$'], 'The browser views talk only to their host; of the server they share one formatter.'),
+    only(
+      'views',
+      '^views/',
+      ['^src/format/(humanSize|counted|mountLabel)\\.ts$'],
+      "The browser views talk only to their host; of the server they share the tools' formatters of sizes, counts and mounts.",
+    ),
     never(
       'protocol apart from features',
       '^src/mcp/protocol/',

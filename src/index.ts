@@ -20,10 +20,10 @@ export type {
 export { directoryUsage } from './scan/directoryUsage.js';
 export type {
   DirectoryEntry,
+  DirectoryHoldingMost,
   DirectoryTotals,
   DirectoryUsage,
   DirectoryUsageOptions,
-  LargestDirectory,
   LargestFile,
   WalkError,
   WalkProgress,

@@ -4,8 +4,9 @@
 // Enter) on a subdirectory, or on a part of the breadcrumb, calls
 // directory_usage through the host for that path; the server answers a
 // drill-down from the walk it kept, at once, and the view redraws.
+import { counted, grouped } from '../src/format/counted.js';
 import { humanSize } from '../src/format/humanSize.js';
-import { baseName, grouped, h } from './dom.js';
+import { baseName, h } from './dom.js';
 import { HostBridge, type ToolResult } from './hostBridge.js';
 import { applyHostContext } from './theme.js';
 import { squarify } from './treemap.js';
@@ -137,7 +138,7 @@ function tile(part: Part, total: number, box: { x: number; y: number; width: num
   const incomplete = part.kind === 'directory' && !part.entry.complete;
   const description =
     `${name}: ${humanSize(size)} ${measure()}, ${share.toFixed(1)}%` +
-    (part.kind === 'directory' ? `, ${grouped(part.entry.files)} files` : '') +
+    (part.kind === 'directory' ? `, ${counted(part.entry.files, 'file')}` : '') +
     (incomplete ? ', not fully listed' : '') +
     (starred > 0 ? `, holds ${starred} of the largest files` : '');
   const style = `left:${box.x}%;top:${box.y}%;width:${box.width}%;height:${box.height}%`;
@@ -197,7 +198,7 @@ function summary(usage: Usage): HTMLElement {
     'p',
     { class: 'summary' },
     h('strong', {}, humanSize(sizeOf(usage))),
-    ` ${measure()} · ${grouped(usage.files)} files · ${grouped(usage.directories)} directories`,
+    ` ${measure()} · ${counted(usage.files, 'file')} · ${counted(usage.directories, 'directory', 'directories')}`,
   );
 }
 
@@ -207,14 +208,7 @@ function notices(usage: Usage): HTMLElement[] {
     const again = h('button', { type: 'button', class: 'again' }, 'Show the rest');
     again.addEventListener('click', () => void open(usage.path));
     const count = usage.unfinished?.count ?? 0;
-    list.push(
-      h(
-        'p',
-        { class: 'notice incomplete', role: 'status' },
-        `Still walking: ${grouped(count)} ${count === 1 ? 'directory' : 'directories'} not listed yet. `,
-        again,
-      ),
-    );
+    list.push(h('p', { class: 'notice incomplete', role: 'status' }, `Still walking: ${counted(count, 'directory', 'directories')} not listed yet. `, again));
   }
   if (usage.errors && usage.errors.count > 0) {
     const first = usage.errors.first.map((error) => h('li', {}, `${error.path}: ${error.message}`));
@@ -222,7 +216,7 @@ function notices(usage: Usage): HTMLElement[] {
       h(
         'details',
         { class: 'notice unreadable' },
-        h('summary', {}, `${grouped(usage.errors.count)} ${usage.errors.count === 1 ? 'entry' : 'entries'} could not be read (not counted)`),
+        h('summary', {}, `${counted(usage.errors.count, 'entry', 'entries')} could not be read (not counted)`),
         h('ul', {}, ...first),
       ),
     );

@@ -17,11 +17,6 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   return element;
 }
 
-/** `count` with thousands separators, as the tools' texts write it. */
-export function grouped(count: number): string {
-  return String(count).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-}
-
 /** The last part of a path, or the path itself for the root. */
 export function baseName(path: string): string {
   const trimmed = path.length > 1 ? path.replace(/[\\/]+$/, '') : path;

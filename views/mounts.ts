@@ -3,8 +3,10 @@
 // marked so, a read-only one says it, and inodes show beside the bytes
 // where they are the tighter of the two, by 5 points or more (a disk can be full of small files
 // long before its bytes run out).
+import { counted, grouped } from '../src/format/counted.js';
 import { humanSize } from '../src/format/humanSize.js';
-import { grouped, h } from './dom.js';
+import { meaningfulDevice } from '../src/format/mountLabel.js';
+import { h } from './dom.js';
 import { HostBridge, type ToolResult } from './hostBridge.js';
 import { applyHostContext } from './theme.js';
 
@@ -65,7 +67,16 @@ function row(mount: Mount): HTMLElement {
     mount.readOnly && h('span', { class: 'badge readonly' }, 'read-only'),
     mount.error !== null && h('span', { class: 'badge stuck' }, 'not responding'),
   ];
-  const head = h('div', { class: 'head' }, h('span', { class: 'point' }, mount.mountPoint), ' ', ...badges, h('span', { class: 'device' }, mount.device));
+  // The device where it says more than the type (not "devtmpfs" again on devtmpfs).
+  const device = meaningfulDevice(mount.fsType, mount.device);
+  const head = h(
+    'div',
+    { class: 'head' },
+    h('span', { class: 'point' }, mount.mountPoint),
+    ' ',
+    ...badges,
+    device !== undefined && h('span', { class: 'device' }, device),
+  );
   const usage = mount.usage;
   if (usage === null) {
     return h('li', { class: 'mount stuck', 'data-mount-point': mount.mountPoint }, head, h('p', { class: 'error' }, mount.error ?? 'no usage'));
@@ -78,10 +89,10 @@ function row(mount: Mount): HTMLElement {
   ];
   const inodes = usage.inodes;
   if (inodes !== null && inodes.total > 0 && inodes.usedPercent >= usage.usedPercent + INODES_TIGHTER_BY) {
-    const counted = `${grouped(inodes.used)} of ${grouped(inodes.total)} inodes`;
+    const inodeCount = `${grouped(inodes.used)} of ${counted(inodes.total, 'inode')}`;
     parts.push(
-      meter(`Inodes on ${mount.mountPoint}`, inodes.usedPercent, counted),
-      h('p', { class: 'figures inodes' }, `${percent(inodes.usedPercent)} of inodes used · ${counted}`),
+      meter(`Inodes on ${mount.mountPoint}`, inodes.usedPercent, inodeCount),
+      h('p', { class: 'figures inodes' }, `${percent(inodes.usedPercent)} of inodes used · ${inodeCount}`),
     );
   }
   return h(
@@ -100,8 +111,8 @@ function show(result: ToolResult): void {
   const shown = listing.mounts.length;
   const caption =
     shown === listing.total
-      ? `${grouped(shown)} mounts`
-      : `${grouped(listing.offset + 1)}–${grouped(listing.offset + shown)} of ${grouped(listing.total)} mounts`;
+      ? counted(shown, 'mount')
+      : `${grouped(listing.offset + 1)}–${grouped(listing.offset + shown)} of ${counted(listing.total, 'mount')}`;
   app.replaceChildren(h('p', { class: 'summary' }, caption), h('ul', { class: 'mounts', 'aria-label': 'Mounts' }, ...listing.mounts.map(row)));
 }
 

@@ -12,7 +12,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES, HTTP_DEFAULTS, PROMETHEUS_TIMEOUT_MS } from 
 const COMMANDS: ReadonlyArray<readonly [CommandName, string]> = [
   ['serve', 'Run the MCP server on stdin and stdout, or over HTTP (the default)'],
   ['df', 'Show disk usage as GNU df does, for every mount or each path given'],
-  ['du', 'Show what directories take, as GNU du does, or the largest ones (--top)'],
+  ['du', 'Show what directories take, as GNU du does, or those holding the most (--top)'],
   ['metrics', "Print disk usage as Prometheus metrics (node_exporter's names), or serve them"],
 ];
 
@@ -194,8 +194,9 @@ GNU du's options:
   -x, --one-file-system Skip directories on other file systems
 
 diskprobe's own:
-  --top N               Instead of du's lines: each path's size, then its N largest
-                        directories (by the files directly in them) and N largest files
+  --top N               Instead of du's lines: each path's size, then its N directories
+                        holding the most (by the files directly in them) and its N
+                        largest files
   --json                Exact JSON instead: for each path, what directoryUsage() answers
                         (-d sets its depth, 1 by default; --top its lists, 10 by default)
   --timeout <ms>        Stop walking after this long: print what was found, name what

@@ -203,7 +203,7 @@ function notReachedYet(path: string, tree: ScanTree, settings: Settings): Direct
     files: zero,
     directories: zero,
     children: [],
-    largestDirectories: [],
+    directoriesHoldingMost: [],
     largestFiles: [],
     errors: { count: 0, first: [] },
     skipped: [],

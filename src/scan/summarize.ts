@@ -1,11 +1,11 @@
 // One answer from a walk's tree: the totals of a directory in it, its
-// children to a depth, the largest directories and files below it, and what
-// could not be read. Reads only the nodes it reports and ranks the rest from
-// the typed arrays.
+// children (its largest subtrees) to a depth, the directories holding the
+// most and the largest files below it, and what could not be read. Reads
+// only the nodes it reports and ranks the rest from the typed arrays.
 import { errnoError } from '../probe/errors.js';
 import { NodeFlag } from '../probe/nativeBinding.js';
 import type { ScanTree } from './scanTree.js';
-import type { DirectoryEntry, DirectoryUsage, LargestDirectory, LargestFile, WalkError } from './types.js';
+import type { DirectoryEntry, DirectoryHoldingMost, DirectoryUsage, LargestFile, WalkError } from './types.js';
 
 export interface SummaryOptions {
   readonly depth: number;
@@ -91,14 +91,14 @@ export function summarize(tree: ScanTree, node: number, options: SummaryOptions)
   const size = options.apparent ? 1 : 0;
   const below = tree.subtree(node);
 
-  const largestDirectories = new Largest<LargestDirectory<Count>>(options.top);
+  const holdingMost = new Largest<DirectoryHoldingMost<Count>>(options.top);
   const skipped: string[] = [];
   for (const dir of below) {
     const flags = tree.flags(dir);
     if ((flags & NodeFlag.skipped) !== 0) skipped.push(tree.path(dir));
     if (!tree.counted(dir) || (flags & NodeFlag.notDirectory) !== 0) continue;
     const own = tree.own(dir);
-    largestDirectories.offer(own[size], () => ({
+    holdingMost.offer(own[size], () => ({
       path: tree.path(dir),
       allocated: count(own[0], options.bigint),
       apparent: count(own[1], options.bigint),
@@ -142,7 +142,7 @@ export function summarize(tree: ScanTree, node: number, options: SummaryOptions)
     files: count(fileCount, options.bigint),
     directories: count(directories, options.bigint),
     children: options.depth > 0 ? childrenOf(tree, node, options.depth - 1, options) : [],
-    largestDirectories: largestDirectories.sorted(),
+    directoriesHoldingMost: holdingMost.sorted(),
     largestFiles: largestFiles.sorted(),
     errors: {
       count: node === 0 ? data.errorCount : errors.length,

@@ -16,13 +16,13 @@ export interface WalkProgress {
 export interface DirectoryUsageOptions {
   /** Levels of `children` to include: 0 none, 1 the start's own subdirectories (default), and so on. */
   readonly depth?: number;
-  /** How many of the largest directories and files to list (default 10, at most 1000). */
+  /** How many directories holding the most and largest files to list (default 10, at most 1000). */
   readonly top?: number;
   /** Stay on the start's file system, as du -x (default false: cross into other mounts, as du does). */
   readonly oneFileSystem?: boolean;
   /** Walk again, even when a kept walk could answer (default false). */
   readonly fresh?: boolean;
-  /** Rank children and the largest entries by apparent size (st_size) rather than allocated bytes. */
+  /** Rank children and the top lists by apparent size (st_size) rather than allocated bytes. */
   readonly apparent?: boolean;
   /**
    * Milliseconds the whole walk may take; at the deadline it answers with what
@@ -60,18 +60,22 @@ export interface DirectoryTotals<N extends number | bigint = number> {
   readonly directories: N;
 }
 
-/** A subdirectory, with its own subdirectories to the depth asked for. */
+/** A subdirectory as a subtree (its size is everything below it), with its own subdirectories to the depth asked for. */
 export interface DirectoryEntry<N extends number | bigint = number> extends DirectoryTotals<N> {
   readonly name: string;
   readonly path: string;
-  /** Largest first; empty past the depth asked for. */
+  /** Its largest subtrees, largest first; empty past the depth asked for. */
   readonly children: readonly DirectoryEntry<N>[];
   /** Every directory in it was listed: false where one could not be read, was skipped, or the walk stopped first. */
   readonly complete: boolean;
 }
 
-/** A directory whose own files take the most space (its subdirectories not counted). */
-export interface LargestDirectory<N extends number | bigint = number> {
+/**
+ * One of the directories holding the most: ranked by the bytes of the files
+ * directly in it, its subdirectories not counted (du -S), so that a directory
+ * of a million small files stands out. Not a subtree: see DirectoryEntry.
+ */
+export interface DirectoryHoldingMost<N extends number | bigint = number> {
   readonly path: string;
   /** Bytes on disk of the files directly in it, and of the directory itself. */
   readonly allocated: N;
@@ -101,10 +105,10 @@ export interface WalkError {
 export interface DirectoryUsage<N extends number | bigint = number> extends DirectoryTotals<N> {
   /** The directory reported on, absolute. */
   readonly path: string;
-  /** Its subdirectories, largest first, to `depth` levels. */
+  /** Its largest subtrees: its subdirectories ranked by everything below each, largest first, to `depth` levels. */
   readonly children: readonly DirectoryEntry<N>[];
-  /** Up to `top` directories anywhere in the tree whose own files take the most space. */
-  readonly largestDirectories: readonly LargestDirectory<N>[];
+  /** The directories holding the most: up to `top` anywhere in the tree, ranked by the bytes of the files directly in each. */
+  readonly directoriesHoldingMost: readonly DirectoryHoldingMost<N>[];
   /** Up to `top` of the largest files anywhere in the tree. */
   readonly largestFiles: readonly LargestFile<N>[];
   /** What could not be read: every one counted, the first few named. */

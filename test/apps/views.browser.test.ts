@@ -153,6 +153,9 @@ describe.skipIf(announceSkip('MCP Apps views in chromium', chromiumSkipReason))(
       }
       const breadcrumb = await frame.$eval('nav[aria-label="Path"]', (nav) => nav.textContent);
       expect(breadcrumb).toContain('tree');
+      // Counts with their nouns' numbers (issue 27): six files, eight directories; beta holds one file.
+      expect(await frame.$eval('.summary', (summary) => summary.textContent)).toContain(' · 6 files · 8 directories');
+      expect(drawn.find((tile) => tile.path === join(root, 'beta'))!.label).toContain(', 1 file,');
       await (await page.$('iframe'))!.screenshot({ path: join(ARTIFACTS, 'directory-usage.png') });
       expect(external).toEqual([]);
       await page.close();
@@ -243,6 +246,8 @@ describe.skipIf(announceSkip('MCP Apps views in chromium', chromiumSkipReason))(
         writeFileSync(join(mount.dir, 'fill'), Buffer.alloc(Math.floor(8 * 2 ** 20 * fill), 1));
       }
       mounts.push(mountTmpfs('size=4M,ro', join(base, 'readonly')));
+      // A device named other than its type: the one tmpfs here whose device is shown.
+      mounts.push(mountTmpfs('size=4M', join(base, 'named'), 'scratch-disk'));
       // Full of small files: its inodes run out long before its bytes.
       const crowded = mountTmpfs('size=8M,nr_inodes=100', join(base, 'crowded'));
       mounts.push(crowded);
@@ -270,6 +275,7 @@ describe.skipIf(announceSkip('MCP Apps views in chromium', chromiumSkipReason))(
             share: meter && fill ? fill.getBoundingClientRect().width / meter.getBoundingClientRect().width : null,
             text: element.textContent!,
             valueText: meter?.getAttribute('aria-valuetext') ?? null,
+            device: element.querySelector('.device')?.textContent ?? null,
           };
         }),
       );
@@ -280,6 +286,9 @@ describe.skipIf(announceSkip('MCP Apps views in chromium', chromiumSkipReason))(
         expect(row.valueText).toContain(`${Math.ceil(row.usedPercent)}% used`);
       }
       expect(rows.find((row) => row.mountPoint.endsWith('/readonly'))!.text).toContain('read-only');
+      // The device only where it is not the type again: "tmpfs" on tmpfs is not shown twice.
+      const tmpfsRows = rows.filter((row) => row.mountPoint !== dead?.dir);
+      expect(tmpfsRows.filter((row) => row.device !== null).map((row) => [row.mountPoint, row.device])).toEqual([[join(base, 'named'), 'scratch-disk']]);
       // Inodes where they are the tighter limit, and only there.
       expect(rows.find((row) => row.mountPoint.endsWith('/crowded'))!.text).toMatch(/8\d% of inodes used · 8\d of 100 inodes/);
       expect(rows.filter((row) => row.text.includes('of inodes used')).map((row) => row.mountPoint)).toEqual([join(base, 'crowded')]);

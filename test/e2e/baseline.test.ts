@@ -96,7 +96,7 @@ describe.skipIf(announceSkip('baseline §5 (POSIX paths)', posixPathsSkipReason)
   it.for([
     ['a relative path', { path: 'data' }, 'use an absolute path'],
     ['an argument the schema does not have (additionalProperties: false)', { path: '/', color: 'red' }, 'unknown argument "color"'],
-    ['a unit outside the enum', { path: '/', unit: 'gb' }, '"unit" must be one of "percent", "mb"'],
+    ['a unit outside the enum', { path: '/', unit: 'gb' }, '"unit" must be one of "percent", "mib", "mb"'],
     ['no path at all (required)', {}, '"path" is required'],
   ] as const)('answers arguments that break the inputSchema with -32602: %s', async ([, args, detail], { startServer }) => {
     const server = startServer({ version: VERSION });

@@ -20,7 +20,7 @@ const PROBE_TIMEOUT_ARGS = ['--probe-timeout', '1000'];
 const INVALID_ARGUMENTS: ReadonlyArray<readonly [string, Record<string, unknown>, string]> = [
   ['disk_usage', { path: 'data' }, 'use an absolute path'],
   ['disk_usage', { path: './磁盘' }, 'use an absolute path'],
-  ['disk_usage', { path: '/', unit: 'gb' }, '"unit" must be one of "percent", "mb", not "gb"'],
+  ['disk_usage', { path: '/', unit: 'gb' }, '"unit" must be one of "percent", "mib", "mb", not "gb"'],
   ['disk_usage', { path: '/', color: 'red' }, 'unknown argument "color"'],
   ['disk_usage', {}, '"path" is required'],
   ['disk_usage', { path: 42 }, '"path" must be a string, not number'],
@@ -65,7 +65,7 @@ describe.skipIf(announceSkip('protocol versions (disk_usage of /)', posixPathsSk
       type: 'object',
       properties: {
         path: { type: 'string', description: expect.any(String) },
-        unit: { type: 'string', enum: ['percent', 'mb'], description: expect.any(String) },
+        unit: { type: 'string', enum: ['percent', 'mib', 'mb'], description: expect.any(String) },
       },
       required: ['path'],
       additionalProperties: false,
@@ -105,6 +105,9 @@ describe.skipIf(announceSkip('protocol versions (disk_usage of /)', posixPathsSk
     const mb = (await server.callTool('disk_usage', { path: '/', unit: 'mb' })).result!;
     check('disk_usage', mb);
     expect(mb.content[0].text).toMatch(/^\d+ MB free$/);
+    const mib = (await server.callTool('disk_usage', { path: '/', unit: 'mib' })).result!;
+    check('disk_usage', mib);
+    expect(mib.content[0].text).toMatch(/^\d+ MiB free$/);
     check('list_mounts', (await server.callTool('list_mounts', {})).result!);
     check('list_mounts', (await server.callTool('list_mounts', { all: true })).result!);
     check('system_info', (await server.callTool('system_info')).result!);

@@ -154,9 +154,10 @@ function unmount(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
-export function mountTmpfs(options: string, dir = tempDir()): TestMount {
+/** A tmpfs at `dir`; `source` is what the mount table names as its device ("tmpfs", as mount(8) is usually given). */
+export function mountTmpfs(options: string, dir = tempDir(), source = 'tmpfs'): TestMount {
   mkdirSync(dir, { recursive: true });
-  run('mount', ['-t', 'tmpfs', '-o', options, 'tmpfs', dir]);
+  run('mount', ['-t', 'tmpfs', '-o', options, source, dir]);
   return { dir, cleanup: () => unmount(dir) };
 }
 

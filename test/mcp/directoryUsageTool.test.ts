@@ -3,7 +3,9 @@
 // startServer fixture checks every line too), in both eras; a text of at
 // most 16 KiB for a tree of 5,000 children walked 3 deep; --root by name and
 // by real path; --walk-budget: "call again", then the answer from the kept
-// walk; progress (on a slow FUSE mount), and cancellation mid-walk. Trees live on tmpfs mounts.
+// walk, a partial answer saying so on its first line; the names of its two
+// lists and its counts' nouns (issue 27); progress (on a slow FUSE mount),
+// and cancellation mid-walk. Trees live on tmpfs mounts.
 import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -14,7 +16,8 @@ import { it, type McpClient, modernMeta, type Result, type RpcResponse } from '.
 import { buildCFixture, compilerSkipReason } from '../fixtures/cFixture.mjs';
 import { MODERN_VERSION, type ProtocolVersion, validateDefinition } from '../helpers/mcpSchema.js';
 import { announceSkip, fuseSkipReason, mountFuse, mountTmpfs, projectRoot, rootSkipReason, run, type TestMount } from '../helpers/system.js';
-import { write } from '../scan/duOracle.js';
+import { directoryUsage } from '../lib.js';
+import { du, write } from '../scan/duOracle.js';
 
 const TEXT_BUDGET = 16 * 1024;
 const LEGACY = '2025-11-25';
@@ -70,6 +73,8 @@ describe.skipIf(announceSkip('directory_usage end to end', rootSkipReason ?? com
   let small: string;
   let wide: string;
   let big: string;
+  let pair: string;
+  let lone: string;
   beforeAll(() => {
     const mount = mountTmpfs('size=256M,nr_inodes=400k');
     mounts.push(mount);
@@ -78,6 +83,14 @@ describe.skipIf(announceSkip('directory_usage end to end', rootSkipReason ?? com
     write(join(small, 'a', 'f'), 50_000);
     write(join(small, 'a', 'b', 'g'), 20_000);
     write(join(small, 'top'), 1_000);
+    // Two subdirectories of one file each, and an empty directory: counts of 0, 1 and 2.
+    pair = join(mount.dir, 'pair');
+    mkdirSync(join(pair, 'x'), { recursive: true });
+    mkdirSync(join(pair, 'y'));
+    write(join(pair, 'x', 'f'), 30_000);
+    write(join(pair, 'y', 'g'), 10_000);
+    lone = join(mount.dir, 'lone');
+    mkdirSync(lone);
     // 5,000 children; the 20 largest with 30 children of 30 each: far more lines than 16 KiB hold at depth 3.
     wide = join(mount.dir, 'wide');
     for (let i = 0; i < 5000; i++) {
@@ -145,6 +158,33 @@ describe.skipIf(announceSkip('directory_usage end to end', rootSkipReason ?? com
     expect(Buffer.byteLength(JSON.stringify(result!.structuredContent))).toBeLessThanOrEqual(TEXT_BUDGET);
   });
 
+  it('names its lists as every face does: largest subtrees in the text, directories holding the most beside them', async ({ startServer }) => {
+    const { call, list } = await serverIn(startServer, 'legacy');
+    const { result } = await call({ path: pair, top: 1 });
+    const lines = textOf(result).split('\n');
+    expect(lines[0]).toMatch(new RegExp(`^${pair}: \\S+ on disk, \\S+ apparent, 2 files, 3 directories \\(walk [\\d.]+ s\\)\\.$`));
+    expect(lines[1]).toBe(`Largest subtrees (on disk, share of ${pair}):`);
+    // x's subtree is the largest; y is the one more past top: 1.
+    expect(lines[2]).toMatch(/^ {2}\S+ {2}\d+% {2}x$/);
+    expect(lines[3]).toMatch(/^ {2}\S+ {2}\d+% {2}\(1 more directory\)$/);
+    // The directories holding the most, by their own files (du -S), in structuredContent under its new name only.
+    const structured = result!.structuredContent;
+    expect(structured).not.toHaveProperty('largestDirectories');
+    expect(structured.directoriesHoldingMost).toEqual((await directoryUsage(pair, { top: 1, oneFileSystem: true })).directoriesHoldingMost);
+    expect(structured.directoriesHoldingMost).toEqual([
+      expect.objectContaining({ path: join(pair, 'x'), allocated: Number(du(['-S', '-s', '-B1'], join(pair, 'x')).values().next().value) }),
+    ]);
+    const tool = ((await list()).result!.tools as Array<{ name: string; outputSchema: { properties: Record<string, { description?: string }> } }>).find(
+      (entry) => entry.name === 'directory_usage',
+    )!;
+    expect(tool.outputSchema.properties.directoriesHoldingMost!.description).toMatch(/^The directories holding the most: .*files directly in each/);
+    expect(tool.outputSchema.properties.children!.description).toMatch(/^Its largest subtrees: /);
+    expect(tool.outputSchema.properties).not.toHaveProperty('largestDirectories');
+    // A count of 1 and of 0 take their nouns' numbers.
+    expect(textOf((await call({ path: join(pair, 'x') })).result).split('\n')[0]).toContain(' apparent, 1 file, 1 directory (walk ');
+    expect(textOf((await call({ path: lone })).result).split('\n')[0]).toContain(' apparent, 0 files, 1 directory (walk ');
+  });
+
   it('refuses paths outside --root, by name, and by real path through a symlink', async ({ startServer }) => {
     const outward = join(small, 'a', 'outward');
     symlinkSync(wide, outward);
@@ -176,7 +216,11 @@ describe.skipIf(announceSkip('directory_usage end to end', rootSkipReason ?? com
     const { call, first, next } = await pastTheBudget(startServer);
     expect(first.structuredContent.complete).toBe(false);
     expect(first.structuredContent.unfinished.count).toBeGreaterThan(0);
-    expect(textOf(first)).toContain('call again for the whole answer');
+    // Partial, said first (issue 27): a model that reads one line knows; the last line says what is left.
+    const firstLines = textOf(first).split('\n');
+    expect(firstLines[0]).toMatch(new RegExp(`^Partial: ${big}: \\S+ on disk found so far, .+; still walking, call again for the whole answer\\.$`));
+    expect(firstLines.at(-1)).toMatch(/^Incomplete: still walking, [\d,]+ director(y|ies) to go \(.*…\): call again for the whole answer\.$/);
+    expect(textOf(next).split('\n')[0]).toMatch(new RegExp(`^${big}: `));
     expect(next.structuredContent).toMatchObject({ complete: true, files: 40 * 50 * 99, directories: 40 * 50 + 40 + 1 });
     expect(next.structuredContent.scannedAt).toBe(first.structuredContent.scannedAt);
     expect(textOf(next)).not.toContain('call again');

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { listMountsTool, presentMounts } from '../../dist/mcp/features/tools/listMountsTool.js';
 import { type ListedMount, listedMount } from '../../dist/mcp/features/tools/mountListing.js';
-import { grouped, TEXT_BUDGET } from '../../dist/mcp/features/tools/pageBudget.js';
+import { TEXT_BUDGET } from '../../dist/mcp/features/tools/pageBudget.js';
 import { validateArguments } from '../../dist/mcp/protocol/inputValidation.js';
 
 const TIMEOUT = 5000;
@@ -145,10 +145,11 @@ describe('list_mounts with many mounts', () => {
   });
 });
 
-describe('grouped', () => {
-  it('writes counts as en-US does, with a comma every three digits', () => {
-    for (const count of [0, 7, 999, 1000, 2006, 10000, 123456, 1234567, 1000000000, Number.MAX_SAFE_INTEGER]) {
-      expect(grouped(count)).toBe(count.toLocaleString('en-US'));
-    }
+describe('list_mounts words', () => {
+  it('counts the types past the twelve named with the noun in the number it takes', () => {
+    const types = Array.from({ length: 13 }, (_, i) => `type${String(i).padStart(2, '0')}`);
+    expect(present(mounts(13, types)).text.split('\n')[0]).toMatch(/: 1 type\d\d(, 1 type\d\d){11}, 1 of 1 other type\. All shown/);
+    expect(present(mounts(14, [...types, 'type13'])).text.split('\n')[0]).toContain(', 2 of 2 other types. All shown');
+    expect(present(mounts(1)).text.split('\n')[0]).toBe('1 file system: 1 tmpfs. All shown, fullest first.');
   });
 });

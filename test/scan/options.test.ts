@@ -1,6 +1,7 @@
 // directoryUsage()'s options and the shape of its answer, on a small tree
 // of known sizes on a tmpfs, with GNU du as the reference for the largest
-// files (du -a) and the largest directories by their own files (du -S):
+// files (du -a), the directories holding the most, by their own files (du -S),
+// and the largest subtrees (children, du -d 1), two lists that differ:
 // depth, ranking (allocated or apparent; children's ties in listing order, the largest
 // files' and directories' in path order), top,
 // bigint (exact above 2^53), threads, and what it refuses. Runs once per backend.
@@ -122,16 +123,37 @@ describe.skipIf(announceSkip(`directoryUsage options (${backendUnderTest})`, roo
       }
     });
 
-    it('lists the `top` directories whose own files take most, as du -S counts them', async () => {
+    it('lists the `top` directories holding the most, by their own files as du -S counts them', async () => {
       const own = du(['-S', '-B1'], root);
       const ownInodes = du(['-S', '--inodes'], root);
       const usage = await directoryUsage(root, { top: 5, bigint: true });
-      expect(usage.largestDirectories.map((dir) => dir.allocated)).toEqual(largest(own.values(), 5));
-      for (const dir of usage.largestDirectories) {
+      expect(usage.directoriesHoldingMost.map((dir) => dir.allocated)).toEqual(largest(own.values(), 5));
+      for (const dir of usage.directoriesHoldingMost) {
         expect(dir.allocated, dir.path).toBe(own.get(dir.path));
         expect(dir.files, dir.path).toBe(ownInodes.get(dir.path)! - 1n); // less the directory itself
       }
-      expect(usage.largestDirectories[0]!.path).toBe(join(root, 'mid'));
+      expect(usage.directoriesHoldingMost[0]!.path).toBe(join(root, 'mid'));
+      // The old name is gone (issue 27), not kept beside the new one.
+      expect(usage).not.toHaveProperty('largestDirectories');
+    });
+
+    it('ranks largest subtrees (children) by everything below, directories holding the most by their own files', async () => {
+      // spread: five subdirectories of 60 kB each, nothing of its own; flat: one file of 200 kB.
+      const contrast = join(root, '..', 'contrast');
+      for (let i = 0; i < 5; i++) {
+        mkdirSync(join(contrast, 'spread', `part${i}`), { recursive: true });
+        write(join(contrast, 'spread', `part${i}`, 'f'), 60_000);
+      }
+      mkdirSync(join(contrast, 'flat'));
+      write(join(contrast, 'flat', 'f'), 200_000);
+      const usage = await directoryUsage(contrast, { top: 1, bigint: true });
+      const subtrees = du(['-d', '1', '-B1'], contrast);
+      expect(usage.children.map((child) => [child.path, child.allocated])).toEqual([
+        [join(contrast, 'spread'), subtrees.get(join(contrast, 'spread'))],
+        [join(contrast, 'flat'), subtrees.get(join(contrast, 'flat'))],
+      ]);
+      const own = du(['-S', '-B1'], contrast);
+      expect(usage.directoriesHoldingMost.map((dir) => [dir.path, dir.allocated])).toEqual([[join(contrast, 'flat'), own.get(join(contrast, 'flat'))]]);
     });
 
     it('gives the same answer as bigint, and bigint counts stay exact past 2^53', async () => {

@@ -9,6 +9,7 @@
 // command can leave behind (isolated.ts), as `diskprobe df` does.
 import { resolve } from 'node:path';
 
+import { counted } from '../../format/counted.js';
 import { longDoublePrecision } from '../../format/extendedFloat.js';
 import { HUMAN_1024 } from '../../format/humanReadable.js';
 import { backend } from '../../probe/runtime.js';
@@ -33,7 +34,7 @@ const MAX_ERRORS = 1_000_000;
 const UNFINISHED_NAMED = 20;
 /** --json's depth without -d, as directoryUsage()'s. */
 const JSON_DEPTH = 1;
-/** The largest directories and files --json lists without --top, as directoryUsage(). */
+/** How many directories holding the most and largest files --json lists without --top, as directoryUsage(). */
 const JSON_TOP = 10;
 
 type Resolved = DuStart | { readonly operand: string; readonly reason: string };
@@ -140,10 +141,14 @@ async function run(options: DuOptions, output: DuOutput, resolveStart: Resolver)
         writer,
       );
       if (listed.unfinished > UNFINISHED_NAMED) {
-        writer.message(`${listed.unfinished - UNFINISHED_NAMED} more directories under ${quoteAlways(options.utf8)(start.display)} not finished`);
+        writer.message(
+          `${counted(listed.unfinished - UNFINISHED_NAMED, 'more directory', 'more directories')} under ${quoteAlways(options.utf8)(start.display)} not finished`,
+        );
       }
       if (tree.data.errorCount > tree.data.errors.length) {
-        writer.message(`${tree.data.errorCount - tree.data.errors.length} more entries under ${quoteAlways(options.utf8)(start.display)} could not be read`);
+        writer.message(
+          `${counted(tree.data.errorCount - tree.data.errors.length, 'more entry', 'more entries')} under ${quoteAlways(options.utf8)(start.display)} could not be read`,
+        );
       }
       if (!listed.missing) grandTotal += tree.totals(0)[size];
       if (options.json) {

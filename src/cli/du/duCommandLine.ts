@@ -34,7 +34,7 @@ export interface DuOptions {
   readonly nul: boolean;
   /** The directoryUsage() result of each operand, as exact JSON, instead of du's lines. */
   readonly json: boolean;
-  /** --top N: the N largest directories (by their own files) and files of each operand, instead of du's lines. */
+  /** --top N: the N directories holding the most (by the files directly in them) and the N largest files of each operand, instead of du's lines. */
   readonly top: number | null;
   /** Milliseconds the whole command may walk; null for no deadline. */
   readonly timeout: number | null;

@@ -60,7 +60,7 @@ export function failedEntry(absolute: string, code: string, message: string, bac
     files: 0n,
     directories: 0n,
     children: [],
-    largestDirectories: [],
+    directoriesHoldingMost: [],
     largestFiles: [],
     errors: { count: 1, first: [{ path: absolute, code, syscall: 'realpath', message }] },
     skipped: [],

@@ -4,6 +4,7 @@
 // line-flushed stdout do; and, when stderr is a terminal, a progress line
 // rewritten in place while a walk runs, erased before anything else is
 // written.
+import { counted } from '../../format/counted.js';
 import { HUMAN_1024, humanReadable } from '../../format/humanReadable.js';
 import { shellQuote } from '../../format/shellQuote.js';
 
@@ -79,7 +80,7 @@ export class DuWriter {
   progress(entries: number, allocated: number): void {
     if (this.output.stderr.isTTY !== true) return;
     const bytes = humanReadable(BigInt(Math.max(0, Math.trunc(allocated))), HUMAN_1024, 1n, 1n, 64);
-    this.output.stderr.write(`${ERASE}diskprobe du: ${entries.toLocaleString('en-US')} entries, ${bytes}`);
+    this.output.stderr.write(`${ERASE}diskprobe du: ${counted(entries, 'entry', 'entries')}, ${bytes}`);
     this.progressShown = true;
   }
 

@@ -1,7 +1,8 @@
-// `diskprobe du --top N`: where the space under an operand went, as dust
-// and ncdu answer it, in a few lines: the operand's size as du -s prints
-// it, then the N directories whose own files take the most (a directory of
-// a million small files stands out even when it has no large one), then
+// `diskprobe du --top N`: where the space under an operand went, in a few
+// lines: the operand's size as du -s prints it, then the N directories
+// holding the most, ranked by the files directly in each as du -S counts
+// them (a directory of a million small files stands out even when it has no
+// large one; dust and ncdu rank subtrees instead, which du -d 1 shows), then
 // the N largest files, each with its share of the operand. Pure: the tree
 // in, the text out (raw bytes: a name is printed as the file system has it).
 import { NodeFlag } from '../../probe/nativeBinding.js';
@@ -59,14 +60,14 @@ export function topReport(tree: ScanTree, root: Uint8Array, format: TopFormat): 
   const whole = tree.totals(0)[size];
   const out: Buffer[] = [Buffer.from(`${format.sizeText(whole)}\t`), Buffer.from(root), NEWLINE];
   if ((tree.flags(0) & NodeFlag.notDirectory) !== 0) return Buffer.concat(out);
-  const bigDirectories = largest(format.count, directories(tree, size)).map(([bytes, node]) => [bytes, nodePath(tree, root, node)] as const);
+  const holdingMost = largest(format.count, directories(tree, size)).map(([bytes, node]) => [bytes, nodePath(tree, root, node)] as const);
   const bigFiles = largest(format.count, files(tree, size)).map(
     ([bytes, file]) => [bytes, nodePath(tree, root, tree.data.files.dir[file]!, fileName(tree, file))] as const,
   );
   // One column of sizes for both sections.
-  const width = Math.max(0, ...[...bigDirectories, ...bigFiles].map(([bytes]) => format.sizeText(bytes).length));
-  if (bigDirectories.length > 0) {
-    out.push(Buffer.from('largest directories, by the files directly in them:\n'), ...rows(bigDirectories, whole, format.sizeText, width));
+  const width = Math.max(0, ...[...holdingMost, ...bigFiles].map(([bytes]) => format.sizeText(bytes).length));
+  if (holdingMost.length > 0) {
+    out.push(Buffer.from('directories holding the most (by the files directly in them):\n'), ...rows(holdingMost, whole, format.sizeText, width));
   }
   if (bigFiles.length > 0) out.push(Buffer.from('largest files:\n'), ...rows(bigFiles, whole, format.sizeText, width));
   return Buffer.concat(out);

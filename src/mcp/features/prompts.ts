@@ -35,8 +35,8 @@ export function getPrompt(params: Record<string, unknown>): unknown {
           text:
             `Check the disk usage of ${scope} with the diskprobe tools. ` +
             'Report which file systems are fullest, with their percentage used and space left, and point out any that do not respond. ' +
-            `Then find what fills ${path === undefined ? 'the fullest ones' : 'it'} with directory_usage (start at the mount point, then drill into the largest subdirectories), ` +
-            'and suggest what could be cleaned up to free space, based on the largest directories and files it shows (caches, logs, old packages, temporary files), ' +
+            `Then find what fills ${path === undefined ? 'the fullest ones' : 'it'} with directory_usage (start at the mount point, then drill into the largest subtrees), ` +
+            'and suggest what could be cleaned up to free space, based on the largest subtrees and files it shows (caches, logs, old packages, temporary files), ' +
             'most space first, saying which suggestions are safe and which need care.',
         },
       },

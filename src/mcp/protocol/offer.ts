@@ -7,8 +7,8 @@ import { fallbackDescription } from '../../probe/runtime.js';
 import type { VersionRules } from './versions.js';
 
 const INSTRUCTIONS =
-  'Use disk_usage to see how full the file system holding one path is (pass unit "percent" or "mb" for a single figure), ' +
-  'list_mounts for every mounted file system at once, directory_usage for what fills a directory (largest subdirectories and files), ' +
+  'Use disk_usage to see how full the file system holding one path is (pass unit "percent", "mib" or "mb" for a single figure), ' +
+  'list_mounts for every mounted file system at once, directory_usage for what fills a directory (largest subtrees and files), ' +
   'and system_info for the host itself. ' +
   'Paths must be absolute, such as / or /data; relative paths are refused. ' +
   'A file system that does not answer is reported as not responding rather than waited on.';

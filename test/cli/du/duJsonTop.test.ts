@@ -1,7 +1,9 @@
 // diskprobe du's own outputs: --json, directoryUsage()'s answer for each
 // operand with exact integers, checked against the library and GNU du's
-// byte counts; and --top, each operand's size and its largest directories
-// (by their own files: GNU du -S's sizes) and files, in a few lines.
+// byte counts; and --top, each operand's size, its directories holding the
+// most (by the files directly in them: GNU du -S's sizes) and its largest
+// files, in a few lines. The largest subtrees (children, du -d 1) and the
+// directories holding the most are two lists, under two names (issue 27).
 // Plain directories under the temp dir: no mount, no root needed.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
@@ -33,7 +35,7 @@ interface Usage {
   files: number;
   directories: number;
   children: Array<{ name: string; path: string; allocated: number; children: unknown[] }>;
-  largestDirectories: Array<{ path: string; allocated: number; apparent: number; files: number }>;
+  directoriesHoldingMost: Array<{ path: string; allocated: number; apparent: number; files: number }>;
   largestFiles: Array<{ path: string; allocated: number; apparent: number }>;
   errors: { count: number; first: Array<{ path: string; code: string }> };
   unfinished: { count: number; first: string[] };
@@ -94,7 +96,8 @@ describe.skipIf(announceSkip('diskprobe du --json and --top', gnuDuSkipReason))(
     expect(summary[0]!.children).toEqual([]);
     const top = JSON.parse(runCli(['du', '--json', '--top', '2', tree]).stdout) as Usage[];
     expect(top[0]!.largestFiles.map((file) => file.path)).toEqual([join(tree, 'a/big'), join(tree, 'b/c/mid')]);
-    expect(top[0]!.largestDirectories.map((dir) => dir.path)).toEqual([join(tree, 'd'), join(tree, 'a')]);
+    expect(top[0]!.directoriesHoldingMost.map((dir) => dir.path)).toEqual([join(tree, 'd'), join(tree, 'a')]);
+    expect(top[0]).not.toHaveProperty('largestDirectories');
     const apparent = JSON.parse(runCli(['du', '--json', '--apparent-size', tree]).stdout) as Usage[];
     expect(apparent[0]!.children.map((child) => child.name)).toEqual(['e', 'd', 'a', 'b']);
   });
@@ -109,7 +112,15 @@ describe.skipIf(announceSkip('diskprobe du --json and --top', gnuDuSkipReason))(
     expect(fine!.complete).toBe(true);
   });
 
-  it("prints each operand's size, then its largest directories by their own files (du -S) and its largest files, with their share", () => {
+  it('lists the largest subtrees (du -d 1) as children and the directories holding the most (du -S) apart', () => {
+    const [usage] = JSON.parse(runCli(['du', '--json', '--top', '3', tree]).stdout) as Usage[];
+    // b is the third largest subtree for b/c's file, but b/c, not b, is the third holding the most.
+    expect(usage!.children.slice(0, 3).map((child) => child.path)).toEqual(['d', 'a', 'b'].map((dir) => join(tree, dir)));
+    expect(usage!.directoriesHoldingMost.map((dir) => dir.path)).toEqual(['d', 'a', 'b/c'].map((dir) => join(tree, dir)));
+    for (const dir of usage!.directoriesHoldingMost) expect(BigInt(dir.allocated), dir.path).toBe(gnuBytes(['-S', '-s', '-B1', dir.path]));
+  });
+
+  it("prints each operand's size, then the directories holding the most, by their own files (du -S), and its largest files, with their share", () => {
     const ran = spawnSync(process.execPath, [cliPath, 'du', '--top', '3', 'tree'], { cwd: root, encoding: 'utf8' });
     expect(ran.stderr).toBe('');
     expect(ran.status).toBe(0);
@@ -117,7 +128,7 @@ describe.skipIf(announceSkip('diskprobe du --json and --top', gnuDuSkipReason))(
     const total = gnuBytes(['-s', '-B1', tree]);
     // The first line is du -sh's, for the operand as given.
     expect(lines[0]).toBe(spawnSync('du', ['-sh', 'tree'], { cwd: root, encoding: 'utf8' }).stdout.trimEnd());
-    expect(lines[1]).toBe('largest directories, by the files directly in them:');
+    expect(lines[1]).toBe('directories holding the most (by the files directly in them):');
     const row = (bytes: bigint, human: string, path: string) => ({ text: human, share: `${(bytes * 100n) / total}%`, path });
     const parse = (line: string) => {
       const match = /^ {2} *(\S+) +(\S+) {2}(.*)$/.exec(line)!;

@@ -1,11 +1,13 @@
 // directory_usage: what fills a directory, for a model to read. The walk
 // runs within the call's budget (--walk-budget, default 20 s): past it, the
-// answer says what was found so far and "call again", and the walk goes on,
-// so that a later call answers from the finished tree. Drilling down (/,
-// then /var, then /var/lib) answers from the kept walk, at once. The text
-// stays within TEXT_BUDGET however large the tree.
+// answer says first that it is partial, then what was found so far and
+// "call again", and the walk goes on, so that a later call answers from the
+// finished tree. Drilling down (/, then /var, then /var/lib) answers from
+// the kept walk, at once. The text stays within TEXT_BUDGET however large
+// the tree.
 
 import { DIRECTORY_VIEW } from '../../../apps/appViews.js';
+import { counted, grouped } from '../../../format/counted.js';
 import { humanSize } from '../../../format/humanSize.js';
 import { directoryUsageWithin } from '../../../scan/directoryUsage.js';
 import type { DirectoryEntry, DirectoryUsage } from '../../../scan/types.js';
@@ -15,6 +17,8 @@ import { probeFailure } from './probeFailure.js';
 
 /** Bytes of text an answer holds at most, and about as many of structuredContent's subdirectories. */
 const TEXT_BUDGET = 16 * 1024;
+/** The progress message's count (left as it is: progress is changed apart from issue 27). */
+const count = grouped;
 const MAX_DEPTH = 3;
 const MAX_TOP = 50;
 
@@ -35,7 +39,7 @@ const CHILD_SCHEMA = {
     ...SIZES,
     ...COUNTS,
     complete: { type: 'boolean', description: 'Every directory in it was listed' },
-    children: { type: 'array', description: 'Its own largest subdirectories, to the depth asked for', items: { type: 'object' } },
+    children: { type: 'array', description: 'Its own largest subtrees, to the depth asked for', items: { type: 'object' } },
     others: { type: 'object', description: 'Its subdirectories past the largest `top`: how many, and their sizes' },
   },
   required: ['name', 'path', 'allocated', 'apparent', 'files', 'directories', 'complete', 'children'],
@@ -47,16 +51,20 @@ const OUTPUT_SCHEMA = {
     path: { type: 'string', description: 'The directory reported on, absolute' },
     ...SIZES,
     ...COUNTS,
-    children: { type: 'array', description: 'Its largest subdirectories (`top` of them), largest first', items: CHILD_SCHEMA },
+    children: {
+      type: 'array',
+      description: 'Its largest subtrees: its subdirectories ranked by everything below each, `top` of them, largest first',
+      items: CHILD_SCHEMA,
+    },
     others: {
       type: 'object',
       description: 'Its subdirectories past the largest `top`: how many, and what they add up to',
       properties: { count: { type: 'integer', minimum: 0 }, ...SIZES },
       required: ['count', 'allocated', 'apparent'],
     },
-    largestDirectories: {
+    directoriesHoldingMost: {
       type: 'array',
-      description: 'Directories anywhere below whose own files take the most space',
+      description: 'The directories holding the most: anywhere below, ranked by the bytes of the files directly in each, subdirectories not counted',
       items: { type: 'object', properties: { path: { type: 'string' }, ...SIZES, files: COUNTS.files }, required: ['path', 'allocated', 'apparent', 'files'] },
     },
     largestFiles: {
@@ -94,8 +102,6 @@ const OUTPUT_SCHEMA = {
   },
   required: ['path', 'allocated', 'apparent', 'files', 'directories', 'children', 'largestFiles', 'complete'],
 } as const;
-
-const count = (value: number): string => String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 /** What a level's subdirectories past the `top` largest add up to. */
 interface Others {
@@ -196,27 +202,37 @@ function withinBudget(
   return rebuild(undefined, others);
 }
 
-/** The answer's text: the totals, the largest children with their share, the largest files, what failed, and whether it is whole. */
-function describeUsage(
-  usage: Omit<DirectoryUsage, 'children' | 'backend'> & { children: readonly ShownEntry[]; others?: Others | undefined },
-  apparent: boolean,
-): string {
-  const size = (entry: { allocated: number; apparent: number }): number => (apparent ? entry.apparent : entry.allocated);
-  const lines: string[] = [];
+type ShownUsage = Omit<DirectoryUsage, 'children' | 'backend'> & { children: readonly ShownEntry[]; others?: Others | undefined };
+
+/**
+ * The first line: the totals, said first to be partial when they are (issue
+ * 27: a model may read no further), "found so far" while the walk goes on.
+ */
+function headLine(usage: ShownUsage): string {
   const age = usage.ageMs > 0 ? `; walked ${Math.round(usage.ageMs / 1000)} s ago` : '';
-  lines.push(
-    `${usage.path}: ${humanSize(usage.allocated)} on disk, ${humanSize(usage.apparent)} apparent, ${count(usage.files)} files, ` +
-      `${count(usage.directories)} directories (walk ${(usage.elapsedMs / 1000).toFixed(1)} s${age}).`,
-  );
+  const walking = !usage.complete && usage.unfinished.count > 0;
+  const totals =
+    `${humanSize(usage.allocated)} on disk${walking ? ' found so far' : ''}, ${humanSize(usage.apparent)} apparent, ` +
+    `${counted(usage.files, 'file')}, ${counted(usage.directories, 'directory', 'directories')} (walk ${(usage.elapsedMs / 1000).toFixed(1)} s${age})`;
+  if (usage.complete) return `${usage.path}: ${totals}.`;
+  return `Partial: ${usage.path}: ${totals}; ${walking ? 'still walking, call again for the whole answer' : 'not every directory could be read'}.`;
+}
+
+/** The answer's text: the totals, the largest subtrees with their share, the largest files, what failed, and whether it is whole. */
+function describeUsage(usage: ShownUsage, apparent: boolean): string {
+  const size = (entry: { allocated: number; apparent: number }): number => (apparent ? entry.apparent : entry.allocated);
+  const lines: string[] = [headLine(usage)];
   const children = (entries: readonly ShownEntry[], others: Others | undefined, parent: number, indent: string): void => {
     for (const child of entries) {
       lines.push(`${indent}${humanSize(size(child))}  ${share(size(child), parent)}  ${child.name}${child.complete ? '' : ' (incomplete)'}`);
       children(child.children, child.others, size(child), `${indent}  `);
     }
-    if (others !== undefined) lines.push(`${indent}${humanSize(size(others))}  ${share(size(others), parent)}  (${count(others.count)} more directories)`);
+    if (others !== undefined) {
+      lines.push(`${indent}${humanSize(size(others))}  ${share(size(others), parent)}  (${counted(others.count, 'more directory', 'more directories')})`);
+    }
   };
   if (usage.children.length > 0) {
-    lines.push(`Largest subdirectories (${apparent ? 'apparent size' : 'on disk'}, share of ${usage.path}):`);
+    lines.push(`Largest subtrees (${apparent ? 'apparent size' : 'on disk'}, share of ${usage.path}):`);
     children(usage.children, usage.others, size(usage), '  ');
   }
   if (usage.largestFiles.length > 0) {
@@ -224,30 +240,33 @@ function describeUsage(
     for (const file of usage.largestFiles) lines.push(`  ${humanSize(size(file))}  ${file.path}`);
   }
   if (usage.errors.count > 0) {
-    lines.push(`Could not read ${count(usage.errors.count)} entries (not counted), first: ${usage.errors.first.map((error) => error.message).join('; ')}`);
+    const first = usage.errors.first.map((error) => error.message).join('; ');
+    lines.push(`Could not read ${counted(usage.errors.count, 'entry', 'entries')} (not counted), first: ${first}`);
   }
   if (usage.skipped.length > 0) lines.push(`Not entered, mounts that do not respond: ${usage.skipped.join(', ')}`);
-  if (!usage.complete) {
-    lines.push(
-      usage.unfinished.count > 0
-        ? `Incomplete: still walking, ${count(usage.unfinished.count)} directories to go (${usage.unfinished.first.slice(0, 3).join(', ')}…): call again for the whole answer.`
-        : 'Incomplete: some directories could not be read.',
-    );
-  }
-  return fitText(lines);
+  // What is left to walk, and where: kept at the end, whatever the budget cuts before it.
+  const closing =
+    !usage.complete && usage.unfinished.count > 0
+      ? `Incomplete: still walking, ${counted(usage.unfinished.count, 'directory', 'directories')} to go ` +
+        `(${usage.unfinished.first.slice(0, 3).join(', ')}…): call again for the whole answer.`
+      : undefined;
+  return fitText(lines, closing);
 }
 
-/** Whole lines up to TEXT_BUDGET bytes, and a note of what was left out. */
-function fitText(lines: readonly string[]): string {
+/** Whole lines up to TEXT_BUDGET bytes with a note of what was left out, then `closing`, which is always kept. */
+function fitText(lines: readonly string[], closing: string | undefined): string {
+  const last = closing === undefined ? '' : `${closing}\n`;
+  const room = TEXT_BUDGET - 200 - Buffer.byteLength(last);
   let text = '';
   for (let i = 0; i < lines.length; i++) {
     const next = `${lines[i]}\n`;
-    if (Buffer.byteLength(text) + Buffer.byteLength(next) > TEXT_BUDGET - 200) {
-      return `${text}(${lines.length - i} more lines left out; ask with a smaller depth or top, or a deeper path)\n`;
+    if (Buffer.byteLength(text) + Buffer.byteLength(next) > room) {
+      const left = counted(lines.length - i, 'more line', 'more lines');
+      return `${text}(${left} left out; ask with a smaller depth or top, or a deeper path)\n${last}`.trimEnd();
     }
     text += next;
   }
-  return text.trimEnd();
+  return `${text}${last}`.trimEnd();
 }
 
 async function call(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
@@ -277,7 +296,7 @@ async function call(args: Record<string, unknown>, context: ToolContext): Promis
   // Where it really is (a symlink on the way): judged once it has answered.
   if (!roots.allows(path)) return { text: roots.refusal(path), isError: true };
   const { backend: _backend, ...whole } = usage;
-  // Each level's largest `top`, and what the others add up to: an answer of bounded size whatever the tree.
+  // Each level's largest `top` subtrees, and what the others add up to: an answer of bounded size whatever the tree.
   const picked = shown(whole.children, top);
   // What is left of the budget once the rest of the answer (largest files, errors…) is counted.
   const rest = Buffer.byteLength(JSON.stringify({ ...whole, children: [] }));
@@ -292,7 +311,8 @@ export const directoryUsageTool: Tool = {
   view: DIRECTORY_VIEW,
   description:
     'What takes the space inside a directory, as du and ncdu show it: bytes on disk and apparent, files and directories, ' +
-    'its largest subdirectories with their share, and the largest files anywhere below. Exact, each file counted once, symlinks not followed. ' +
+    'its largest subtrees (subdirectories by everything below them) with their share, the directories holding the most ' +
+    '(by the files directly in them) and the largest files anywhere below. Exact, each file counted once, symlinks not followed. ' +
     'A large tree takes a while: past the call budget the answer says so and the walk goes on; call again for the rest. ' +
     'Asking about a directory inside one walked before answers at once from that walk (fresh: true walks again).',
   inputSchema: {
@@ -304,7 +324,7 @@ export const directoryUsageTool: Tool = {
         type: 'integer',
         minimum: 0,
         maximum: MAX_TOP,
-        description: `How many of the largest directories and files to list, 0 to ${MAX_TOP} (default 10)`,
+        description: `How many largest subtrees (on each level), directories holding the most and largest files to list, 0 to ${MAX_TOP} (default 10)`,
       },
       apparent: { type: 'boolean', description: 'Rank by apparent size (bytes of content) rather than bytes on disk (default false)' },
       one_file_system: { type: 'boolean', description: 'Stay on the file system of the path, as du -x (default true)' },

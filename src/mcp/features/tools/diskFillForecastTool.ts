@@ -9,6 +9,7 @@ import { showHours, type Trend, trend } from '../../../fleet/forecast.js';
 import { alertOf, type MixinAlert, mixinAlertsQuery } from '../../../fleet/nodeMixinAlerts.js';
 import type { Sample } from '../../../fleet/prometheusClient.js';
 import { DURATION_PATTERN, duration, durationMs, matcherList, showDuration } from '../../../fleet/promql.js';
+import { counted, grouped } from '../../../format/counted.js';
 import { humanSize } from '../../../format/humanSize.js';
 import type { Tool, ToolResult } from '../../protocol/tool.js';
 import {
@@ -22,7 +23,7 @@ import {
   noSeries,
   nullable,
 } from './fleetQuery.js';
-import { fitPage, grouped, TEXT_BUDGET } from './pageBudget.js';
+import { fitPage, TEXT_BUDGET } from './pageBudget.js';
 
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 500;
@@ -279,7 +280,7 @@ function present(forecasts: readonly Forecast[], limit: number, lookback: string
   const withinHorizon = forecasts.filter((f) => f.space.predicted !== null && f.space.predicted < 0).length;
   const holding = forecasts.filter((f) => f.alerts.length > 0).length;
   const head =
-    `Fitted to the last ${lookback}, predicted ${horizon} ahead: ${grouped(filling)} of ${grouped(forecasts.length)} file systems filling, ` +
+    `Fitted to the last ${lookback}, predicted ${horizon} ahead: ${grouped(filling)} of ${counted(forecasts.length, 'file system')} filling, ` +
     `${grouped(withinHorizon)} full within ${horizon}; node-mixin alerts holding on ${grouped(holding)}.` +
     (shown.length < forecasts.length ? ` The ${grouped(shown.length)} soonest full shown.` : '');
   const rest = forecasts.length - shown.length;

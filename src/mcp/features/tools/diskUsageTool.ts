@@ -19,9 +19,11 @@ export const diskUsageTool: Tool = {
       path: { type: 'string', description: 'Absolute path of a mount point, directory or file, for example / or /data', pattern: ABSOLUTE_PATH_PATTERN },
       unit: {
         type: 'string',
-        enum: ['percent', 'mb'],
+        enum: ['percent', 'mib', 'mb'],
         description:
-          "percent: only the percentage used, rounded up as df's Use% (e.g. 27%); mb: only the free space in MB (e.g. 63794 MB free). Omit for the full summary.",
+          "percent: only the percentage used, rounded up as df's Use% (e.g. 27%); " +
+          'mib: only the space available, in whole MiB of 1,048,576 bytes, as df -m counts (e.g. 63794 MiB free); ' +
+          'mb: the same in whole MB of 1,000,000 bytes (e.g. 66893 MB free). Omit for the full summary.',
       },
     },
     required: ['path'],
@@ -37,8 +39,10 @@ export const diskUsageTool: Tool = {
       const usage = await diskUsage(path, { timeout: context.probeTimeout, signal: context.signal });
       if (!roots.allows(path)) return { text: roots.refusal(path), isError: true };
       let text: string;
+      // Whole units, rounded down: never more free space than there is.
       if (args.unit === 'percent') text = usePercent(usage.usedPercent);
-      else if (args.unit === 'mb') text = `${Math.floor(usage.available / 2 ** 20)} MB free`;
+      else if (args.unit === 'mib') text = `${Math.floor(usage.available / 2 ** 20)} MiB free`;
+      else if (args.unit === 'mb') text = `${Math.floor(usage.available / 1e6)} MB free`;
       else {
         text =
           `${usage.mountPoint ?? path} (${usage.fsType ?? 'unknown type'}): ${usePercent(usage.usedPercent)} used, ` +

@@ -3,6 +3,7 @@
 // instant query reads every node_filesystem family at once; a page of the
 // ranking fits TEXT_BUDGET, with a cursor to the rest, as list_mounts.
 import { type FleetFilesystem, familiesSelector, fsName, joinFilesystems } from '../../../fleet/filesystems.js';
+import { counted, grouped } from '../../../format/counted.js';
 import { humanSize } from '../../../format/humanSize.js';
 import { usePercent } from '../../../format/usePercent.js';
 import { usedPercent } from '../../../probe/percent.js';
@@ -19,7 +20,7 @@ import {
   noSeries,
   nullable,
 } from './fleetQuery.js';
-import { fitPage, grouped, TEXT_BUDGET } from './pageBudget.js';
+import { fitPage, TEXT_BUDGET } from './pageBudget.js';
 import { decodeCursor, encodeCursor } from './pageCursor.js';
 
 const DEFAULT_LIMIT = 25;
@@ -81,10 +82,6 @@ function order(ranked: Ranked[], sort: Sort): Ranked[] {
   };
   const text = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
   return ranked.sort((a, b) => by[sort](a, b) || text(a.fs.instance, b.fs.instance) || text(a.fs.mountpoint, b.fs.mountpoint) || text(a.fs.key, b.fs.key));
-}
-
-function plural(count: number, word: string): string {
-  return `${grouped(count)} ${word}${count === 1 ? '' : 's'}`;
 }
 
 export function fleetDiskUsageTool(fleet: Fleet): Tool {
@@ -180,8 +177,8 @@ function present(found: number, matching: readonly Ranked[], offset: number, lim
   const filtered = matching.length !== found ? ` (of ${grouped(found)})` : '';
   const head =
     matching.length === 0
-      ? `No file system is that full (of ${plural(found, 'file system')}).`
-      : `${plural(matching.length, 'file system')}${filtered} on ${plural(instances, 'instance')}` +
+      ? `No file system is that full (of ${counted(found, 'file system')}).`
+      : `${counted(matching.length, 'file system')}${filtered} on ${counted(instances, 'instance')}` +
         `${stuck > 0 ? `, ${grouped(stuck)} not answering` : ''}. ` +
         (page.length === matching.length ? `All shown, ${SORT_WORDS[sort]}.` : `Showing ${grouped(offset + 1)}–${grouped(next)}, ${SORT_WORDS[sort]}.`);
   const cursor = next < matching.length ? encodeCursor(next, listing) : undefined;

@@ -4,6 +4,7 @@
 import { BASE_MATCHERS, type FleetFilesystem, familiesSelector } from '../../../fleet/filesystems.js';
 import { type PrometheusClient, PrometheusError } from '../../../fleet/prometheusClient.js';
 import { labelMatcher, type Matcher, matcherList, PromqlValueError } from '../../../fleet/promql.js';
+import { counted } from '../../../format/counted.js';
 import type { CancelSignal } from '../../../probe/types.js';
 import type { ToolResult } from '../../protocol/tool.js';
 
@@ -81,7 +82,7 @@ export async function noSeries(fleet: Fleet, filters: readonly Matcher[], signal
   return {
     text:
       `No file system matches ${filters.map(labelMatcher).join(', ')}${configured}: filters match label values exactly (an instance is usually host:port). ` +
-      `Prometheus has file systems from ${known.length} instance${known.length === 1 ? '' : 's'}: ${listed}.`,
+      `Prometheus has file systems from ${counted(known.length, 'instance')}: ${listed}.`,
     isError: true,
   };
 }

@@ -7,10 +7,11 @@
 // disk://mounts (resources.ts) gives everything at once, for applications.
 
 import { MOUNTS_VIEW } from '../../../apps/appViews.js';
+import { counted, grouped } from '../../../format/counted.js';
 import { dfMounts } from '../../../probe/mountProbes.js';
 import type { Tool, ToolResult } from '../../protocol/tool.js';
 import { ENTRY_SCHEMA, type ListedMount, listedMount } from './mountListing.js';
-import { fitPage, grouped, TEXT_BUDGET } from './pageBudget.js';
+import { fitPage, TEXT_BUDGET } from './pageBudget.js';
 import { decodeCursor, encodeCursor } from './pageCursor.js';
 
 const DEFAULT_LIMIT = 50;
@@ -74,9 +75,8 @@ function summary(mounts: readonly ListedMount[], what: string): string {
   const counts = [...byType].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   const named = counts.slice(0, SUMMARY_TYPES).map(([type, count]) => `${grouped(count)} ${type}`);
   const others = counts.slice(SUMMARY_TYPES).reduce((sum, [, count]) => sum + count, 0);
-  if (others > 0) named.push(`${grouped(others)} of ${counts.length - SUMMARY_TYPES} other types`);
-  const count = grouped(mounts.length);
-  return `${count} ${what}${mounts.length === 1 ? '' : 's'}${named.length > 0 ? `: ${named.join(', ')}` : ''}`;
+  if (others > 0) named.push(`${grouped(others)} of ${counted(counts.length - SUMMARY_TYPES, 'other type')}`);
+  return `${counted(mounts.length, what)}${named.length > 0 ? `: ${named.join(', ')}` : ''}`;
 }
 
 export const listMountsTool: Tool = {

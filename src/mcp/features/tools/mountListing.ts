@@ -1,13 +1,14 @@
 // The mounts with their usage, as list_mounts and the disk://mounts
 // resource show them: one line of text and one structured entry each.
 import { humanSize } from '../../../format/humanSize.js';
+import { mountLabel } from '../../../format/mountLabel.js';
 import { usePercent } from '../../../format/usePercent.js';
 import type { DfMount } from '../../../probe/mountProbes.js';
 import { probeFailure } from './probeFailure.js';
 import { USAGE_SCHEMA, usageData } from './usageSchema.js';
 
 export interface ListedMount {
-  /** What the model reads: mount point, type and device, then the usage or why there is none. */
+  /** What the model reads: mount point, type and device (where it is not the type again), then the usage or why there is none. */
   readonly line: string;
   /** The same as data (ENTRY_SCHEMA). */
   readonly entry: {
@@ -42,7 +43,7 @@ export function listedMount({ mount, usage, error }: DfMount<number>, timeout: n
   if (usage === undefined) {
     const failure = probeFailure(mountPoint, error, timeout).text;
     return {
-      line: `${mountPoint} (${fsType}, ${device}): ${failure}`,
+      line: `${mountPoint} ${mountLabel(fsType, device)}: ${failure}`,
       entry: { mountPoint, device, fsType, readOnly, usage: null, error: failure },
       usedPercent: -1,
       available: 0,
@@ -51,7 +52,7 @@ export function listedMount({ mount, usage, error }: DfMount<number>, timeout: n
   }
   return {
     line:
-      `${mountPoint} (${fsType}, ${device}): ${usePercent(usage.usedPercent)} used, ` +
+      `${mountPoint} ${mountLabel(fsType, device)}: ${usePercent(usage.usedPercent)} used, ` +
       `${humanSize(usage.used)} used, ${humanSize(usage.available)} available, ${humanSize(usage.total)} total`,
     entry: { mountPoint, device, fsType, readOnly, usage: usageData(usage), error: null },
     usedPercent: usage.usedPercent,

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 
+import { counted } from '../../../format/counted.js';
 import { humanSize } from '../../../format/humanSize.js';
 import type { Tool } from '../../protocol/tool.js';
 
@@ -60,7 +61,7 @@ export const systemInfoTool: Tool = {
     };
     const text =
       `${info.hostname}: ${info.os} ${info.kernel} (${info.arch}), up ${duration(info.uptimeSeconds)}, ` +
-      `load ${info.loadAverage.join(' ')}, ${info.cpus} CPUs, ` +
+      `load ${info.loadAverage.join(' ')}, ${counted(info.cpus, 'CPU')}, ` +
       `memory ${humanSize(info.memoryAvailable)} available of ${humanSize(info.memoryTotal)}`;
     return { text, structured: info };
   },
