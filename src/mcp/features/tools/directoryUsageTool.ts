@@ -288,6 +288,7 @@ export const directoryUsageTool: Tool = {
   name: 'directory_usage',
   title: 'What fills a directory',
   view: DIRECTORY_VIEW,
+  reportsProgress: true,
   description:
     'What takes the space inside a directory, as du and ncdu show it: bytes on disk and apparent, files and directories, ' +
     'its largest subdirectories with their share, and the largest files anywhere below. Exact, each file counted once, symlinks not followed. ' +
