@@ -94,7 +94,7 @@ export interface Connection {
 export type TransportKind = 'stdio' | 'http';
 
 /** `diskprobe serve --http 127.0.0.1:0`, and the URL it says it serves, once it says so. */
-async function startHttpServer(): Promise<{ url: URL; stop: () => Promise<void> }> {
+export async function startHttpServer(): Promise<{ url: URL; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, [join(projectRoot, 'dist/bin/diskprobe.js'), 'serve', '--http', '127.0.0.1:0'], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });

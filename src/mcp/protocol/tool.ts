@@ -44,5 +44,11 @@ export interface Tool {
   readonly instruction?: string;
   /** The MCP Apps view that draws its structuredContent, for hosts that render them. */
   readonly view?: AppView;
+  /**
+   * It calls context.progress as it works. A call that asks for progress then
+   * hears progress 0 as the tool starts, and its result follows its last
+   * progress by PROGRESS_LEAD_MS at least (toolContext.ts, issue 27).
+   */
+  readonly reportsProgress?: true;
   call(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult>;
 }

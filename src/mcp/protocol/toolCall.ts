@@ -5,7 +5,7 @@ import { rendersApps } from '../../apps/appViews.js';
 import { RpcError } from '../../jsonrpc/errors.js';
 import { validateArguments } from './inputValidation.js';
 import type { RequestScope } from './requestScope.js';
-import type { Tool } from './tool.js';
+import type { Tool, ToolResult } from './tool.js';
 import { type ServerLimits, toolContext } from './toolContext.js';
 import { describeTool, toolResult } from './toolWire.js';
 
@@ -40,9 +40,17 @@ export async function callTool(tools: readonly Tool[], params: Params, scope: Re
     throw RpcError.invalidParams(message);
   }
   const context = toolContext(scope, limits);
+  // Its first progress as the work starts, not with its result (issue 27).
+  if (tool.reportsProgress === true) context.begin();
+  let result: ToolResult;
   try {
-    return toolResult(await tool.call((args ?? {}) as Params, context), rules, rendersApps(scope.clientCapabilities));
-  } finally {
-    context.done();
+    result = await tool.call((args ?? {}) as Params, context);
+  } catch (error) {
+    void context.done(); // thrown: a cancelled call, or a bug; no wait
+    throw error;
   }
+  // A result right behind its progress would be read with it, and the progress lost (PROGRESS_LEAD_MS).
+  const lead = context.done();
+  if (lead !== undefined) await lead;
+  return toolResult(result, rules, rendersApps(scope.clientCapabilities));
 }

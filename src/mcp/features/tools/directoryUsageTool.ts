@@ -309,6 +309,7 @@ export const directoryUsageTool: Tool = {
   name: 'directory_usage',
   title: 'What fills a directory',
   view: DIRECTORY_VIEW,
+  reportsProgress: true,
   description:
     'What takes the space inside a directory, as du and ncdu show it: bytes on disk and apparent, files and directories, ' +
     'its largest subtrees (subdirectories by everything below them) with their share, the directories holding the most ' +

@@ -83,6 +83,7 @@ export const listMountsTool: Tool = {
   name: 'list_mounts',
   title: 'Mounted file systems',
   view: MOUNTS_VIEW,
+  reportsProgress: true,
   description:
     'The mounted file systems with their usage, as df shows them: mount point, device, type, percentage used, used, available and total space. ' +
     'A file system that does not answer is reported as not responding. On a host with many mounts an answer holds one page, ' +
@@ -158,9 +159,9 @@ export const listMountsTool: Tool = {
     // Each mount probed once: for df's set, the probe that found it not empty is the one shown.
     const listed = await dfMounts({ all: args.all === true, timeout, signal, include: (mountPoint) => context.roots.showsMount(mountPoint), onProgress });
     if (signal.aborted) throw signal.reason;
-    // A client that asked for progress hears of it at least once, with the
-    // total, before the result, however the probes came back: none to probe
-    // (every mount outside --root) included (issue 17).
+    // A client that asked for progress hears the total before the result,
+    // however the probes came back (issue 17); with none to probe (every
+    // mount outside --root), only the progress 0 every call starts with (issue 27).
     if (reported !== probed || reported === -1) context.progress(probed, probed, `probed ${probed} of ${probed} file systems`);
     return presentMounts(
       listed.map((outcome) => listedMount(outcome, timeout)),
