@@ -313,7 +313,7 @@ async function measureLoad() {
 async function profileDiskprobe(server) {
   profileDir = mkdtempSync(join(os.tmpdir(), 'diskprobe-bench-'));
   // The unbundled entry: the same code, with source maps from each module to src/, so layers and functions can be named.
-  const argv = server.argv.map((arg) => (arg === 'dist/bin/diskprobe.js' ? 'dist/cli/main.js' : arg));
+  const argv = server.argv.map((arg) => (arg === 'dist/bin/diskprobe.js' ? 'dist/cli/diskprobe.js' : arg));
   const client = new StdioClient(['--cpu-prof', `--cpu-prof-dir=${profileDir}`, ...argv], clientOptions(server));
   clients.set('profile', client);
   await client.open();

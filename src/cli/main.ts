@@ -1,13 +1,10 @@
-#!/usr/bin/env node
-// The diskprobe command: reads the command line and hands off to the
+// The diskprobe command, loaded by its entry (diskprobe.ts) once SIGTERM
+// and SIGINT are handled: reads the command line and hands off to the
 // command. Exit statuses: 0 success, 1 a probe failed, 2 a usage error
 // (1 for df's and du's, as GNU df and du).
 // The status goes to process.exitCode, so piped output is flushed before
 // the process ends; servers alone end by process.exit, once their output is
 // flushed (exitServer in stopSignals.ts says why).
-
-// First, before any other module is evaluated: SIGTERM and SIGINT are handled from here on.
-import './stopSignals.js';
 
 import { type Command, parseCommandLine } from './commandLine.js';
 import { helpText } from './helpText.js';

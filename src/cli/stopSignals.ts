@@ -1,12 +1,14 @@
 // SIGTERM and SIGINT, from the first statement the command runs to its last.
 //
-// Imported first by main.ts, so its handlers are in place before any other
-// module of the command is evaluated: a host that starts the server and
-// stops it at once (a health check, a restart) must see exit 0, not death by
-// the signal. What no JS can cover is Node's own start-up before it: Node
-// resets every signal's disposition and the signal mask when it starts
-// (ResetSignalHandlers in node.cc), so an inherited SIG_IGN or blocked mask
-// cannot carry a process through it either (docs/mcp-server.md, "Stopping").
+// Imported by the command's entry (diskprobe.ts), so its handlers are in
+// place before Node has even read the rest of the command: a host that
+// starts the server and stops it at once (a health check, a restart) must
+// see exit 0, not death by the signal. One module, one state: the entry and
+// the bundle import the same file (dist/bin/stopSignals.js). What no JS can
+// cover is Node's own start-up before it: Node resets every signal's
+// disposition and the signal mask when it starts (ResetSignalHandlers in
+// node.cc), so an inherited SIG_IGN or blocked mask cannot carry a process
+// through it either (docs/mcp-server.md, "Stopping").
 //
 // The handlers are never removed from a server: a signal that comes while it
 // winds down, after its listeners have run, would otherwise get Node's

@@ -9,12 +9,16 @@
 // command says on stderr when its handlers are in place
 // (DISKPROBE_DEBUG_SIGNALS=1), so a run killed by the signal passes only if
 // that line is absent: it died in Node's start-up, not in a gap of ours.
+// That the window is Node's alone, and not also the time Node takes to read
+// the command (issue 27), is checked against a one-statement module: the
+// handlers must come about as soon after Node's first statement as its do.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-
+import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 
-import { announceSkip, fuseSkipReason, mountFuse } from '../helpers/system.js';
+import { announceSkip, fuseSkipReason, mountFuse, tempDir } from '../helpers/system.js';
 import { serverPath, sleep } from './mcpClient.js';
 
 const HANDLED = /diskprobe: stop signals handled from ([\d.]+) ms/;
@@ -122,6 +126,40 @@ async function judge(name: string, results: Array<{ delay: number; signal: NodeJ
   for (const { run } of late) expect(run, run.stderr).toMatchObject({ code: 0, signal: null, handledFromMs: expect.any(Number) });
 }
 
+/** A preload that says when Node ran its first statement: once Node has started, before it reads the command's first module. */
+const MARK_FIRST_STATEMENT = ['--import', "data:text/javascript,process.stderr.write('node: first statement at ' + performance.now().toFixed(1) + ' ms\\n')"];
+const FIRST_STATEMENT = /node: first statement at ([\d.]+) ms/;
+/** Pairs of spawns (the command's, the one-statement module's), run side by side. */
+const GAP_RUNS = 15;
+/**
+ * How much later after Node's first statement than a one-statement module's
+ * the command's handlers may come, the median of the pairs. Node reads two small
+ * files before them (the entry and stopSignals.js, a millisecond or two);
+ * when it read the whole 490 KB bundle first, they came 35-60 ms later on a
+ * 2-vCPU VM.
+ */
+const GAP_LIMIT_MS = 10;
+
+/** Ms from Node's first statement to the handlers of `script` (run with `args`, stdin at EOF, so a server ends at once). */
+function handlersAfterFirstStatement(script: string, args: readonly string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...MARK_FIRST_STATEMENT, script, ...args], {
+      env: { ...process.env, DISKPROBE_DEBUG_SIGNALS: '1' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (code) => {
+      const first = FIRST_STATEMENT.exec(stderr);
+      const handled = HANDLED.exec(stderr);
+      if (code !== 0 || !first || !handled) reject(new Error(`${script} ${args.join(' ')}: exit ${code}, no first-statement or handlers line:\n${stderr}`));
+      else resolve(Number(handled[1]) - Number(first[1]));
+    });
+  });
+}
+
+const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
 const INITIALIZE = `${JSON.stringify({
   jsonrpc: '2.0',
   id: 1,
@@ -224,6 +262,28 @@ describe.skipIf(announceSkip('stopping at any moment', process.platform === 'win
       });
       await judge('stdio', results);
     }, 120_000);
+
+    it('the handlers come as soon after Node starts as a one-statement module could install them: Node reads the entry, not the command, first', async () => {
+      // The floor: a module whose first statement handles the signals, as the command's entry does.
+      const floor = join(tempDir('diskprobe-floor-'), 'floor.mjs');
+      writeFileSync(
+        floor,
+        "for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => {});\nprocess.stderr.write('diskprobe: stop signals handled from ' + performance.now().toFixed(1) + ' ms\\n');\n",
+      );
+      const command: number[] = [];
+      const oneStatement: number[] = [];
+      for (let round = 0; round < GAP_RUNS; round++) {
+        // Side by side, so that both see the same load.
+        const [ours, theirs] = await Promise.all([handlersAfterFirstStatement(serverPath, ['serve']), handlersAfterFirstStatement(floor, [])]);
+        command.push(ours);
+        oneStatement.push(theirs);
+      }
+      const later = median(command.map((ours, round) => ours - oneStatement[round]!));
+      console.log(
+        `after Node's first statement, the command's handlers came in ${median(command).toFixed(1)} ms, a one-statement module's in ${median(oneStatement).toFixed(1)} ms (medians of ${GAP_RUNS}); ${later.toFixed(1)} ms later, median of the pairs`,
+      );
+      expect(later).toBeLessThan(GAP_LIMIT_MS);
+    });
 
     it('stdio: stdin closed, then the signal 0 to 8 ms later, as hosts do: exit 0, never death by the signal', async () => {
       const results: Run[] = [];

@@ -22,6 +22,20 @@ function keepConsoleOffStdout(): void {
 }
 
 /**
+ * Said on stderr when stdin is a terminal: someone typed `diskprobe`, and a
+ * server that waits in silence looks hung (issue 27). Never on stdout, which
+ * is the protocol's; never to a host, which pipes stdin.
+ */
+function terminalNote(): string {
+  // End of input at a Windows console is Ctrl-Z then Enter.
+  const endOfInput = process.platform === 'win32' ? 'Ctrl-Z then Enter' : 'Ctrl-D';
+  return (
+    'diskprobe: this is an MCP server, speaking JSON-RPC on stdin and stdout; it is waiting for an MCP client (a host) to talk to it.\n' +
+    `diskprobe: ${endOfInput} or Ctrl-C stops it. Disk usage at a terminal: \`diskprobe df\`, \`diskprobe du\`; every command: \`diskprobe --help\`.\n`
+  );
+}
+
+/**
  * DISKPROBE_DEBUG_EVENT_LOOP=1 (for `npm run test:load`): samples the event
  * loop from startup with a 10 ms timer; the returned function writes one JSON
  * line to stderr: the gaps between the timer's runs in ms (an idle loop reads
@@ -89,6 +103,7 @@ export async function serve(options: ServeOptions): Promise<number> {
     return 2;
   }
   keepConsoleOffStdout();
+  if (process.stdin.isTTY) process.stderr.write(terminalNote());
   const reportEventLoop = debugEventLoop();
   const transport = new StdioTransport({
     input: process.stdin,
