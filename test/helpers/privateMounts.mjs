@@ -62,6 +62,21 @@ export function ownsMountNamespace() {
   }
 }
 
+/** Whether setpriv(1) is here, once found. */
+let setprivFound;
+
+/**
+ * `argv` as a command line that is SIGKILLed when the process that starts it
+ * dies (`setpriv --pdeathsig KILL`), or `argv` itself where setpriv is not
+ * there. For the servers a test file starts that would live on when the test
+ * process is SIGKILLed (an HTTP server, Prometheus): one of them would keep
+ * the file's namespace, and the mounts in it, alive for nothing.
+ */
+export function killedWithParent(argv) {
+  setprivFound ??= process.platform === 'linux' && spawnSync('setpriv', ['--version'], { stdio: 'ignore' }).status === 0;
+  return setprivFound ? ['setpriv', '--pdeathsig', 'KILL', '--', ...argv] : [...argv];
+}
+
 const RE_RUN_MARK = 'DISKPROBE_PRIVATE_MOUNTS_RERUN';
 const SIGNAL_NUMBERS = { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 };
 

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { privateMountsSkipReason } from '../helpers/privateMounts.mjs';
+import { killedWithParent, privateMountsSkipReason } from '../helpers/privateMounts.mjs';
 import { announceSkip, fuseSkipReason, projectRoot, tempDir } from '../helpers/system.js';
 
 const skipReason = fuseSkipReason ?? privateMountsSkipReason();
@@ -70,7 +70,8 @@ async function startRun(label: string, argv: readonly string[]): Promise<Run> {
   const reportFile = join(tempDir(), 'report.json');
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('VITEST')));
   // Its own process group, as a run in a terminal has; and SIGKILLed if this process dies first.
-  const starter = spawn('setpriv', ['--pdeathsig', 'KILL', '--', process.execPath, ...argv], {
+  const [command, ...args] = killedWithParent([process.execPath, ...argv]);
+  const starter = spawn(command!, args, {
     cwd: projectRoot,
     env: { ...env, DISKPROBE_REPORT: reportFile },
     detached: true,
