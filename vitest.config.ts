@@ -1,13 +1,17 @@
 import { defineConfig } from 'vitest/config';
 
+import { privateMountsPool } from './test/privateMountsPool.js';
+
 // Tests run against the compiled package in dist/ (npm test compiles first),
 // so they exercise what ships, helper process and addon loading included.
 // The probe and walk suites run twice, once per backend: the backend is chosen when
 // dist/index.js is imported, from DISKPROBE_BACKEND, and each test file runs
-// in its own process (pool: forks).
+// in its own process: vitest's forks pool, each process in a mount namespace
+// of its own (test/privateMountsPool.ts), so that what a file mounts is seen
+// by nothing outside it and goes with it, even on Ctrl-C (issue 27).
 export default defineConfig({
   test: {
-    pool: 'forks',
+    pool: privateMountsPool(),
     setupFiles: ['test/setup.ts'],
     globalSetup: ['test/globalSetup.ts'],
     testTimeout: 30_000,

@@ -1,15 +1,24 @@
 // Run once before the whole suite (vitest.config.ts, globalSetup): fetches
 // Debian's Prometheus and promtool for the test files that need them (once,
-// here: several workers unpacking the same package at once would race), and unmounts
-// the FUSE fixture's mounts that a run killed mid-test left behind. Their
-// daemon died with the run (fusefix.c asks for SIGKILL when its parent dies),
-// so each answers ENOTCONN: a mount df has no row for, which every test that
-// compares the mount table with df's would otherwise trip over. A mount whose
-// daemon lives belongs to a run still going, and is left alone; nothing here
-// touches a mount, so none can hang.
+// here: several workers unpacking the same package at once would race), says
+// when the test files get no mount namespace of their own (the suites
+// that mount then skip, each saying so), and unmounts the FUSE fixture's
+// mounts that a killed run left behind in this namespace.
+//
+// The safety net, not the plan: each test file mounts in a mount namespace of
+// its own (test/privateMountsPool.ts), so no run of this suite leaves a mount
+// here. One that ran without (an older checkout, another pool, a script run
+// by hand) may have; each test file's namespace starts as a copy of this one,
+// so such a mount would be in every file's view. Its daemon died with that
+// run (fusefix.c asks for SIGKILL when its parent dies), so each answers
+// ENOTCONN: a mount df has no row for, which every test that compares the
+// mount table with df's would otherwise trip over. A mount whose daemon lives
+// belongs to a run still going, and is left alone; nothing here touches a
+// mount, so none can hang.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
+import { privateMountsSkipReason } from './helpers/privateMounts.mjs';
 import { prometheusTools } from './helpers/prometheus.js';
 
 /** The mount points of fuse.fusefix mounts, from /proc/self/mountinfo (octal escapes undone). */
@@ -37,6 +46,10 @@ function servedDirs(): Set<string> {
 export default function setup(): void {
   const tools = prometheusTools();
   if (typeof tools === 'string') console.log(`test setup: no Prometheus for the metrics and fleet tests (they will skip, saying so): ${tools}`);
+  const noNamespaces = privateMountsSkipReason();
+  if (noNamespaces !== undefined && process.platform === 'linux' && process.getuid?.() === 0) {
+    console.log(`test setup: no mount namespace per test file (the suites that mount will skip, saying so): ${noNamespaces}`);
+  }
   sweepStaleFixtureMounts();
 }
 

@@ -16,6 +16,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { killedWithParent } from '../helpers/privateMounts.mjs';
 import { type PrometheusTools, prometheusTools, type RunningPrometheus, startPrometheus } from '../helpers/prometheus.js';
 import { announceSkip, type FuseMount, fuseSkipReason, has, mountFuse, projectRoot, tempDir } from '../helpers/system.js';
 
@@ -49,30 +50,28 @@ const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g
  */
 async function startExporter(name: string, root: string, mounts: ReadonlyArray<readonly [string, string]>): Promise<Exporter> {
   const script = 'set -e; while [ "$1" != -- ]; do mount -t tmpfs -o "size=$1" tmpfs "$2"; shift 2; done; shift; exec "$@"';
-  const child = spawn(
+  const [command, ...args] = killedWithParent([
     'unshare',
-    [
-      '-m',
-      '--propagation',
-      'private',
-      'sh',
-      '-c',
-      script,
-      'sh',
-      ...mounts.flat(),
-      '--',
-      process.execPath,
-      bin,
-      'metrics',
-      '--listen',
-      '127.0.0.1:0',
-      '--timeout',
-      '700',
-      '--mount-points-exclude',
-      `^(?!${escapeRegex(root)}/)`,
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+    '-m',
+    '--propagation',
+    'private',
+    'sh',
+    '-c',
+    script,
+    'sh',
+    ...mounts.flat(),
+    '--',
+    process.execPath,
+    bin,
+    'metrics',
+    '--listen',
+    '127.0.0.1:0',
+    '--timeout',
+    '700',
+    '--mount-points-exclude',
+    `^(?!${escapeRegex(root)}/)`,
+  ]);
+  const child = spawn(command!, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   const port = await new Promise<number>((resolve, reject) => {
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
@@ -357,7 +356,8 @@ describe.skipIf(announceSkip('the fleet tools against a real Prometheus', skipRe
   });
 
   it('offers the same tools over Streamable HTTP (serve --http)', async () => {
-    const server = spawn(process.execPath, [bin, 'serve', '--http', '127.0.0.1:0', '--prometheus', prometheus!.url], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const [command, ...args] = killedWithParent([process.execPath, bin, 'serve', '--http', '127.0.0.1:0', '--prometheus', prometheus!.url]);
+    const server = spawn(command!, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     const exited = new Promise((resolve) => server.once('exit', resolve));
     try {
       const url = await new Promise<URL>((resolve, reject) => {

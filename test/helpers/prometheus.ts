@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
+import { killedWithParent } from './privateMounts.mjs';
 import { projectRoot } from './system.js';
 
 export interface PrometheusTools {
@@ -94,11 +95,14 @@ export async function startPrometheus(
     `global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: ${job}\n${jobSettings}    static_configs:\n${configs}`,
   );
   const port = await freePort();
-  const child = spawn(
+  const [command, ...args] = killedWithParent([
     tools.prometheus,
-    [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+    `--config.file=${join(dir, 'prometheus.yml')}`,
+    `--storage.tsdb.path=${join(dir, 'data')}`,
+    `--web.listen-address=127.0.0.1:${port}`,
+    '--log.level=warn',
+  ]);
+  const child = spawn(command!, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;

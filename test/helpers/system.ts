@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { buildFuseFixture, fuseMachineSkipReason, startFuseFixture } from '../fixtures/fusefix.mjs';
+import { NO_PRIVATE_MOUNTS, ownsMountNamespace } from './privateMounts.mjs';
 
 export const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -54,7 +55,12 @@ function mayMount(): boolean {
   }
 }
 
-/** Why root-only mount tests cannot run here, or undefined when they can. */
+/**
+ * Why root-only mount tests cannot run here, or undefined when they can. A
+ * test file mounts only in a mount namespace of its own, which the vitest pool
+ * makes for it (test/privateMountsPool.ts): elsewhere its mounts would be
+ * every other process's to see, and an interrupted run's to leave behind.
+ */
 export const rootSkipReason: string | undefined =
   linuxSkipReason ??
   (!isRoot
@@ -63,7 +69,9 @@ export const rootSkipReason: string | undefined =
       ? 'mount(8) is missing'
       : !mayMount()
         ? 'root without CAP_SYS_ADMIN (an unprivileged container): mount(2) is refused'
-        : undefined);
+        : !ownsMountNamespace()
+          ? `not in a mount namespace of its own, where its mounts would stay unseen and go with it (${process.env[NO_PRIVATE_MOUNTS] ?? "not started by vitest.config.ts's pool"})`
+          : undefined);
 
 /**
  * Why FUSE fixture tests cannot run here, or undefined when they can: only

@@ -26,6 +26,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
+import { killedWithParent } from '../helpers/privateMounts.mjs';
 import { projectRoot } from '../helpers/system.js';
 
 /** Every message between the client and the server, in the order each side handled it. */
@@ -95,9 +96,8 @@ export type TransportKind = 'stdio' | 'http';
 
 /** `diskprobe serve --http 127.0.0.1:0`, and the URL it says it serves, once it says so. */
 export async function startHttpServer(): Promise<{ url: URL; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [join(projectRoot, 'dist/bin/diskprobe.js'), 'serve', '--http', '127.0.0.1:0'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const [command, ...args] = killedWithParent([process.execPath, join(projectRoot, 'dist/bin/diskprobe.js'), 'serve', '--http', '127.0.0.1:0']);
+  const child = spawn(command!, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<URL>((resolve, reject) => {
     let stderr = '';

@@ -9,6 +9,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
+import { killedWithParent } from '../helpers/privateMounts.mjs';
 import { type PrometheusTools, prometheusTools, type RunningPrometheus, startPrometheus as startScraping } from '../helpers/prometheus.js';
 import { announceSkip, fuseSkipReason, mountFuse, mountTmpfs, projectRoot, rootSkipReason, statFs, type TestMount, tempDir } from '../helpers/system.js';
 
@@ -29,7 +30,8 @@ function run(args: string[], env: NodeJS.ProcessEnv = {}): { status: number | nu
 
 /** `diskprobe metrics --listen 127.0.0.1:0 ...args`, once it says where it listens. */
 async function listen(args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<{ port: number; child: ChildProcess }> {
-  const child = spawn(process.execPath, [bin, 'metrics', '--listen', '127.0.0.1:0', ...args], {
+  const [command, ...argv] = killedWithParent([process.execPath, bin, 'metrics', '--listen', '127.0.0.1:0', ...args]);
+  const child = spawn(command!, argv, {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, DISKPROBE_TOKEN: '', ...env },
   });

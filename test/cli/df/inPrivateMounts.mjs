@@ -2,9 +2,10 @@
 // private mount namespace (`unshare -m --propagation private node <this>`),
 // for dfFlags.test.ts. Read from stdin: { cli, keep, below, cases }.
 //
-// Why a namespace: without paths both commands list every mount, and other
-// test files mount and unmount tmpfs and FUSE under the temp dir meanwhile, a
-// dead FUSE mount among them (GNU df would hang on it). Here the mounts under
+// Why a namespace: without paths both commands list every mount, and the
+// test file's namespace (test/privateMountsPool.ts) began as a copy of the
+// machine's, where anything else may have mounted under the temp dir, a dead
+// FUSE mount among them (GNU df would hang on it). Here the mounts under
 // `below` that are not in `keep` are detached first (lazily, by name, so a
 // dead one is never asked anything), and nothing mounted outside afterwards
 // reaches in: the two commands see the same mounts, the machine's and the
