@@ -4,14 +4,11 @@ import { fstatSync, readSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 import { Dispatcher } from '../../jsonrpc/dispatcher.js';
-import { RootPolicy } from '../../mcp/protocol/roots.js';
-import type { Tool } from '../../mcp/protocol/tool.js';
 import { McpServer } from '../../mcp/server.js';
 import { StdioTransport } from '../../transport/stdio/stdioTransport.js';
-import { packageVersion } from '../packageVersion.js';
 import { onStopSignal } from '../stopSignals.js';
-import { offeredTools } from './fleetTools.js';
 import type { ServeOptions } from './serveCommandLine.js';
+import { type ServerSettings, serverSettings } from './serverSettings.js';
 
 /** stdout belongs to the protocol: a stray console.log must not corrupt it. */
 function keepConsoleOffStdout(): void {
@@ -93,11 +90,9 @@ export async function serve(options: ServeOptions): Promise<number> {
     const { serveHttp } = await import('./serveHttp.js');
     return serveHttp(options, options.http);
   }
-  let roots: RootPolicy;
-  let tools: Tool[];
+  let settings: ServerSettings;
   try {
-    roots = new RootPolicy(options.roots);
-    tools = offeredTools(options.prometheus);
+    settings = serverSettings(options);
   } catch (error) {
     process.stderr.write(`diskprobe: ${(error as Error).message}\n`);
     return 2;
@@ -118,12 +113,7 @@ export async function serve(options: ServeOptions): Promise<number> {
   });
   let dispatcher: Dispatcher | undefined;
   const server = new McpServer({
-    serverVersion: packageVersion(),
-    tools,
-    probeTimeout: options.probeTimeout,
-    walkBudgetMs: options.walkBudget,
-    roots,
-    logLevel: options.logLevel,
+    ...settings,
     notify: (notification) => transport.send({ jsonrpc: '2.0', ...notification }),
     cancel: (id, reason) => dispatcher?.cancel(id, reason),
     reportBug: (message) => process.stderr.write(`${message}\n`),

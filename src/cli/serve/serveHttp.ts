@@ -7,18 +7,15 @@ import type { OutgoingNotification } from '../../jsonrpc/dispatcher.js';
 import type { RequestId } from '../../jsonrpc/messages.js';
 import { claimsModernEra } from '../../mcp/protocol/eras/requestMeta.js';
 import { metaOf } from '../../mcp/protocol/requestScope.js';
-import { RootPolicy } from '../../mcp/protocol/roots.js';
-import type { Tool } from '../../mcp/protocol/tool.js';
 import { MODERN_VERSIONS } from '../../mcp/protocol/versions.js';
 import { McpServer } from '../../mcp/server.js';
 import { isLoopbackHost } from '../../transport/http/access.js';
 import type { ResourceServer } from '../../transport/http/auth/resourceServer.js';
 import { HttpTransport } from '../../transport/http/httpTransport.js';
 import { announce, protect, urlHost } from '../oauth.js';
-import { packageVersion } from '../packageVersion.js';
 import { stopSignal } from '../stopSignals.js';
-import { offeredTools } from './fleetTools.js';
 import type { HttpOptions, ServeOptions } from './serveCommandLine.js';
+import { type ServerSettings, serverSettings } from './serverSettings.js';
 
 /** The bearer token: DISKPROBE_TOKEN, or the first line of --token-file. Throws a message for the user. */
 function readToken(http: HttpOptions): string | undefined {
@@ -52,14 +49,12 @@ export async function serveHttp(options: ServeOptions, http: HttpOptions): Promi
     process.stderr.write(`diskprobe: ${message}\n`);
     return 2;
   };
-  let roots: RootPolicy;
+  let settings: ServerSettings;
   let token: string | undefined;
   let tls: { cert: Buffer; key: Buffer } | undefined;
-  let tools: Tool[];
   let auth: ResourceServer | undefined;
   try {
-    roots = new RootPolicy(options.roots);
-    tools = offeredTools(options.prometheus);
+    settings = serverSettings(options);
     token = readToken(http);
     if (http.tls !== undefined) tls = { cert: readPem(http.tls.cert, '--tls-cert'), key: readPem(http.tls.key, '--tls-key') };
     if (http.auth !== undefined) auth = await protect(http.auth, token);
@@ -74,12 +69,7 @@ export async function serveHttp(options: ServeOptions, http: HttpOptions): Promi
   }
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
   const serverOptions = (notify: (notification: OutgoingNotification, related?: RequestId) => void) => ({
-    serverVersion: packageVersion(),
-    tools,
-    probeTimeout: options.probeTimeout,
-    walkBudgetMs: options.walkBudget,
-    roots,
-    logLevel: options.logLevel,
+    ...settings,
     notify,
     reportBug: log,
   });
