@@ -22,10 +22,10 @@
 #include <mutex>
 #include <vector>
 
+#include "../probe/disk_usage.h"
+#include "../probe/mount_list.h"
+#include "../probe/probe_pool.h"
 #include "addon_scan.h"
-#include "disk_usage.h"
-#include "mount_list.h"
-#include "probe_pool.h"
 
 namespace diskprobe {
 

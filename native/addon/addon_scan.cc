@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "scan.h"
+#include "../walk/scan.h"
 
 namespace diskprobe {
 
