@@ -2,7 +2,11 @@
   "targets": [
     {
       "target_name": "diskprobe",
-      "sources": ["native/addon/addon.cc", "native/addon/addon_scan.cc", "native/probe/probe_pool.cc", "native/walk/scan.cc"],
+      "sources": [
+        "native/addon/addon.cc", "native/addon/addon_scan.cc",
+        "native/probe/probe_pool.cc",
+        "native/walk/scan.cc", "native/walk/scan_state.cc", "native/walk/mount_trie.cc", "native/walk/dedupe.cc", "native/walk/snapshot.cc"
+      ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],
       "cflags!": ["-fno-exceptions"],
