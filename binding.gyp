@@ -3,7 +3,7 @@
     {
       "target_name": "diskprobe",
       "sources": [
-        "native/addon/addon.cc", "native/addon/addon_scan.cc",
+        "native/addon/addon.cc", "native/addon/addon_probe.cc", "native/addon/addon_scan.cc",
         "native/probe/probe_pool.cc",
         "native/walk/scan.cc", "native/walk/scan_state.cc", "native/walk/mount_trie.cc", "native/walk/dedupe.cc", "native/walk/snapshot.cc"
       ],

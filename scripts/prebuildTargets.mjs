@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 const WALK_SOURCES = ['walk/scan.cc', 'walk/scan_state.cc', 'walk/mount_trie.cc', 'walk/dedupe.cc', 'walk/snapshot.cc'];
-const COMMON_SOURCES = ['addon/addon.cc', 'addon/addon_scan.cc', 'probe/probe_pool.cc', ...WALK_SOURCES];
+const COMMON_SOURCES = ['addon/addon.cc', 'addon/addon_probe.cc', 'addon/addon_scan.cc', 'probe/probe_pool.cc', ...WALK_SOURCES];
 const POSIX_SOURCES = [...COMMON_SOURCES, 'probe/disk_usage_posix.cc', 'probe/mount_list_posix.cc'];
 const WINDOWS_SOURCES = [...COMMON_SOURCES, 'probe/disk_usage_win.cc', 'probe/mount_list_win.cc', 'walk/scan_win.cc', 'addon/win_delay_load_hook.cc'];
 

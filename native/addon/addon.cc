@@ -1,14 +1,12 @@
-// The only file that knows Node: converts between JS values and the plain C++
-// probe, mount list and thread pool.
+// The addon's module: the Addon each environment gets (addon.h), what it
+// exports, its lifetime, and the mount list's glue. The probe's glue is
+// addon_probe.cc, the walk's addon_scan.cc.
 //
-// Results travel through one preallocated buffer of 64-bit slots that JS
-// reads through two views (BigUint64Array for exact bigint results,
-// Float64Array for numbers), so a synchronous probe allocates nothing here.
 // When a worker is terminated, a failed N-API call inside a method makes
 // node-addon-api throw, and its rethrow into JS fails too: without this, the
 // second exception escapes into Node and calls std::terminate().
 #define NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS
-#include <napi.h>
+#include "addon.h"
 
 #include <errno.h>
 #if defined(_WIN32)
@@ -18,45 +16,12 @@
 #endif
 #include <string.h>
 
-#include <memory>
 #include <mutex>
 #include <vector>
-
-#include "../probe/disk_usage.h"
-#include "../probe/mount_list.h"
-#include "../probe/probe_pool.h"
-#include "addon_scan.h"
 
 namespace diskprobe {
 
 namespace {
-
-// Slot indexes; src/probe/nativeBinding.ts mirrors them.
-enum Slot : size_t {
-  kSlotBlockSize,
-  kSlotTotal,
-  kSlotFree,
-  kSlotAvail,
-  kSlotFiles,
-  kSlotFilesFree,
-  kSlotFilesAvail,
-  kSlotDeviceMajor,
-  kSlotDeviceMinor,
-  kSlotFlags,
-  kSlotSyscall,
-  kSlotFsidHigh,
-  kSlotFsidLow,
-  kSlotMountGeneration,  // changes when the mount table does
-  kSlotCount,
-};
-
-constexpr int kTimedOut = -1;
-
-// Room for kMaxPathBytes, one more character of up to 4 UTF-8 bytes, and the
-// NUL: napi_get_value_string_utf8 copies whole characters only, so with less
-// room a path just over the limit comes back shorter than the limit,
-// truncated, and the truncated path is probed instead of ENAMETOOLONG.
-constexpr size_t kPathBuffer = kMaxPathBytes + 5;
 
 // Node dlclose()s an addon when the environment that loaded it ends (a
 // worker). The pool's detached threads, the mount watcher, and a thread stuck
@@ -79,362 +44,88 @@ void PinModule() {
   });
 }
 
-class Addon;
-void DeliverToJs(Napi::Env env, Napi::Function callback, Addon* addon, ProbeJob* job);
-using Callback = Napi::TypedThreadSafeFunction<Addon, ProbeJob, DeliverToJs>;
+}  // namespace
 
-class Addon : public Napi::Addon<Addon> {
- public:
-  Addon(Napi::Env env, Napi::Object exports) {
-    PinModule();
-    Napi::ArrayBuffer slots = Napi::ArrayBuffer::New(env, kSlotCount * 2 * sizeof(uint64_t));
-    u64_ = static_cast<uint64_t*>(slots.Data());
-    f64_ = reinterpret_cast<double*>(u64_ + kSlotCount);
-    slots_ = Napi::Persistent(slots);
+Addon::Addon(Napi::Env env, Napi::Object exports) {
+  PinModule();
+  Napi::ArrayBuffer slots = Napi::ArrayBuffer::New(env, kSlotCount * 2 * sizeof(uint64_t));
+  u64_ = static_cast<uint64_t*>(slots.Data());
+  f64_ = reinterpret_cast<double*>(u64_ + kSlotCount);
+  slots_ = Napi::Persistent(slots);
 
-    pool_ = ProbePool::Create([this](ProbeJob* job) {
-      if (!has_callback_ || callback_.NonBlockingCall(job) != napi_ok) delete job;
-    });
-    env.AddCleanupHook([this] { Close(); });
+  pool_ = ProbePool::Create([this](ProbeJob* job) {
+    if (!has_callback_ || callback_.NonBlockingCall(job) != napi_ok) delete job;
+  });
+  env.AddCleanupHook([this] { Close(); });
 
-    DefineAddon(exports, {
-        InstanceValue("slots", slots, napi_enumerable),
-        InstanceValue("slotCount", Napi::Number::New(env, kSlotCount), napi_enumerable),
-        InstanceMethod("statSync", &Addon::StatSync),
-        InstanceMethod("statSyncTimeout", &Addon::StatSyncTimeout),
-        InstanceMethod("statBeneath", &Addon::StatBeneath),
-        InstanceMethod("statAsync", &Addon::StatAsync),
-        InstanceMethod("statAsyncBatch", &Addon::StatAsyncBatch),
-        InstanceMethod("abandon", &Addon::Abandon),
-        InstanceMethod("pending", &Addon::Pending),
-        InstanceMethod("pendingOffMount", &Addon::PendingOffMount),
-        InstanceMethod("names", &Addon::Names),
-        InstanceMethod("setCallback", &Addon::SetCallback),
-        InstanceMethod("ref", &Addon::Ref),
-        InstanceMethod("unref", &Addon::Unref),
-        InstanceMethod("mountTableChanged", &Addon::MountTableChanged),
-        InstanceMethod("listMounts", &Addon::ListMountsJs),
-        InstanceMethod("scanStart", &Addon::ScanStart),
-        InstanceMethod("scanSnapshot", &Addon::ScanSnapshot),
-        InstanceMethod("scanProgress", &Addon::ScanProgress),
-        InstanceMethod("scanBusy", &Addon::ScanBusy),
-        InstanceMethod("scanStop", &Addon::ScanStop),
-        InstanceMethod("scanRelease", &Addon::ScanRelease),
-        InstanceMethod("scanUnref", &Addon::ScanUnref),
-    });
-  }
-
-  ~Addon() { Close(); }
-
-  void WriteSlots(const DiskStats& stats, int error, Syscall syscall) {
-    u64_[kSlotSyscall] = syscall;
-    f64_[kSlotSyscall] = syscall;
-    if (error != 0) return;
-    // Read after the probe: a table change before it shows up here.
-    f64_[kSlotMountGeneration] = static_cast<double>(watch_.Generation());
-    const uint64_t values[] = {stats.block_size, stats.total_bytes, stats.free_bytes,
-                               stats.avail_bytes, stats.files, stats.files_free,
-                               stats.files_avail, stats.device_major, stats.device_minor,
-                               stats.flags, syscall, stats.fsid >> 32, stats.fsid & 0xffffffffu};
-    for (size_t i = 0; i < sizeof values / sizeof values[0]; ++i) {
-      u64_[i] = values[i];
-      f64_[i] = static_cast<double>(values[i]);
-    }
-  }
-
- private:
-  // Copies a JS string into `buffer` as UTF-8. Returns 0, ENAMETOOLONG, or -1
-  // after throwing a TypeError (JS validates first; this guards misuse).
-  int ReadPath(const Napi::CallbackInfo& info, char* buffer) {
-    napi_value value = info[0];
-    size_t length = 0;
-    napi_status status = napi_get_value_string_utf8(info.Env(), value, buffer, kPathBuffer, &length);
-    if (status != napi_ok) {
-      Napi::TypeError::New(info.Env(), "path must be a string").ThrowAsJavaScriptException();
-      return -1;
-    }
-    return length > kMaxPathBytes ? ENAMETOOLONG : 0;
-  }
-
-  // (path, withDevice) -> 0 | errno.
-  Napi::Value StatSync(const Napi::CallbackInfo& info) {
-    int error = ReadPath(info, path_);
-    if (error < 0) return info.Env().Undefined();
-    Syscall syscall = kSyscallStatvfs;
-    if (error == 0) error = ProbePath(path_, info[1].ToBoolean().Value(), &sync_stats_, &syscall);
-    WriteSlots(sync_stats_, error, syscall);
-    return Napi::Number::New(info.Env(), error);
-  }
-
-  // (mountPoint, mountId, relative) -> 0 | errno | kCannotProbeInline | kLeavesMount: a probe on this
-  // thread that cannot block (see ProbeBeneath). An open file keeps its mount busy, so
-  // that umount fails with EBUSY: only the root of "/", which the process's own root
-  // directory pins anyway, stays open (until the mount table changes); any other
-  // mount's root is opened for the call and closed after it.
-  Napi::Value StatBeneath(const Napi::CallbackInfo& info) {
-    Napi::Env env = info.Env();
-    const uint64_t generation = watch_.Generation();
-    if (generation != root_generation_) {
-      CloseMountRoot(root_fd_);
-      root_fd_ = -1;
-      root_generation_ = generation;
-    }
-    if (ReadPath(info, path_) != 0) return Napi::Number::New(env, kCannotProbeInline);
-    const uint64_t mount_id = static_cast<uint64_t>(info[1].As<Napi::Number>().DoubleValue());
-    const bool is_root = strcmp(path_, "/") == 0;
-    int root_fd = is_root && root_mount_id_ == mount_id ? root_fd_ : -1;
-    if (root_fd < 0) {
-      root_fd = OpenMountRoot(path_, mount_id);
-      if (root_fd < 0) return Napi::Number::New(env, kCannotProbeInline);  // tried again next time: the cache may warm
-      if (is_root) {
-        CloseMountRoot(root_fd_);
-        root_fd_ = root_fd;
-        root_mount_id_ = mount_id;
-      }
-    }
-    size_t length = 0;
-    int error = kCannotProbeInline;
-    if (napi_get_value_string_utf8(env, info[2], path_, kPathBuffer, &length) == napi_ok && length <= kMaxPathBytes) {
-      Syscall syscall = kSyscallStatvfs;
-      error = ProbeBeneath(root_fd, path_, &sync_stats_, &syscall);
-      if (error >= 0) WriteSlots(sync_stats_, error, syscall);
-    }
-    if (root_fd != root_fd_) CloseMountRoot(root_fd);
-    return Napi::Number::New(env, error);
-  }
-
-  // (path, lane, id, timeoutMs, withDevice, [mountPoint, mountId, offLane]) -> 0 | errno | -1
-  // (timed out; the job goes on and is delivered to the callback when its call returns).
-  // With the last three, the thread first checks whether the path leads off that mount
-  // (see ProbeJob::off_lane).
-  Napi::Value StatSyncTimeout(const Napi::CallbackInfo& info) {
-    int error = ReadPath(info, path_);
-    if (error < 0) return info.Env().Undefined();
-    if (error != 0) {
-      WriteSlots(sync_stats_, error, kSyscallStatvfs);
-      return Napi::Number::New(info.Env(), error);
-    }
-    std::unique_ptr<ProbeJob> job = NewJob(info, 4);
-    uint32_t timeout_ms = info[3].As<Napi::Number>().Uint32Value();
-    if (!pool_->RunWithTimeout(job.get(), timeout_ms)) {
-      job.release();  // the pool owns it now
-      return Napi::Number::New(info.Env(), kTimedOut);
-    }
-    memcpy(&sync_stats_, &job->stats, sizeof sync_stats_);
-    WriteSlots(sync_stats_, job->error, job->syscall);
-    return Napi::Number::New(info.Env(), job->error);
-  }
-
-  // (path, lane, id, withDevice, [mountPoint, mountId, offLane]): the answer comes to the
-  // callback as (id, status, names?). The last three as for statSyncTimeout.
-  Napi::Value StatAsync(const Napi::CallbackInfo& info) {
-    int error = ReadPath(info, path_);
-    if (error < 0) return info.Env().Undefined();
-    ProbeJob* job = NewJob(info, 3).release();
-    if (error != 0) {  // too long to probe: answer the same way, still asynchronously
-      job->error = error;
-      job->syscall = kSyscallStatvfs;
-      if (!has_callback_ || callback_.NonBlockingCall(job) != napi_ok) delete job;
-      return info.Env().Undefined();
-    }
-    pool_->Submit(job);
-    return info.Env().Undefined();
-  }
-
-  // (paths[], lanes[], ids[], withDevice[]): statAsync for several probes,
-  // queued together with one wake-up. Answers come one by one, as for statAsync.
-  Napi::Value StatAsyncBatch(const Napi::CallbackInfo& info) {
-    Napi::Env env = info.Env();
-    Napi::Array paths = info[0].As<Napi::Array>();
-    Napi::Array lanes = info[1].As<Napi::Array>();
-    Napi::Array ids = info[2].As<Napi::Array>();
-    Napi::Array devices = info[3].As<Napi::Array>();
-    const uint32_t count = paths.Length();
-    // Every job is owned here until it is queued or answered: reading a lane
-    // or an id can throw, and must not leak the jobs built before it.
-    std::vector<std::unique_ptr<ProbeJob>> jobs;
-    std::vector<std::unique_ptr<ProbeJob>> overlong;
-    jobs.reserve(count);
-    for (uint32_t i = 0; i < count; ++i) {
-      Napi::Value path = paths.Get(i);
-      size_t length = 0;
-      if (napi_get_value_string_utf8(env, path, path_, kPathBuffer, &length) != napi_ok) {
-        Napi::TypeError::New(env, "paths must be strings").ThrowAsJavaScriptException();
-        return env.Undefined();
-      }
-      auto job = std::make_unique<ProbeJob>();
-      job->path = path_;
-      job->lane = lanes.Get(i).As<Napi::Number>().Uint32Value();
-      job->id = ids.Get(i).As<Napi::Number>().Uint32Value();
-      job->with_device = devices.Get(i).ToBoolean().Value();
-      if (length > kMaxPathBytes) {  // too long to probe: answer the same way, still asynchronously
-        job->error = ENAMETOOLONG;
-        job->syscall = kSyscallStatvfs;
-        overlong.push_back(std::move(job));
-        continue;
-      }
-      jobs.push_back(std::move(job));
-    }
-    batch_.clear();
-    for (auto& job : jobs) batch_.push_back(job.release());
-    pool_->SubmitAll(batch_.data(), batch_.size());
-    batch_.clear();
-    for (auto& job : overlong) {
-      ProbeJob* answer = job.release();
-      if (!has_callback_ || callback_.NonBlockingCall(answer) != napi_ok) delete answer;
-    }
-    return env.Undefined();
-  }
-
-  // A job for path_ from (path, lane, id, ...): withDevice at `device_arg`, then the
-  // optional mountPoint, mountId and offLane.
-  std::unique_ptr<ProbeJob> NewJob(const Napi::CallbackInfo& info, size_t device_arg) {
-    auto job = std::make_unique<ProbeJob>();
-    job->path = path_;
-    job->lane = info[1].As<Napi::Number>().Uint32Value();
-    job->id = info[2].As<Napi::Number>().Uint32Value();
-    job->with_device = info[device_arg].ToBoolean().Value();
-    if (info.Length() > device_arg + 3 && info[device_arg + 1].IsString()) {
-      job->mount_point = info[device_arg + 1].As<Napi::String>().Utf8Value();
-      job->mount_id = static_cast<uint64_t>(info[device_arg + 2].As<Napi::Number>().DoubleValue());
-      job->off_lane = info[device_arg + 3].As<Napi::Number>().Uint32Value();
-    }
-    return job;
-  }
-
-  Napi::Value Abandon(const Napi::CallbackInfo& info) {
-    pool_->Abandon(info[0].As<Napi::Number>().Uint32Value());
-    return info.Env().Undefined();
-  }
-
-  Napi::Value Pending(const Napi::CallbackInfo& info) {
-    return Napi::Boolean::New(info.Env(), pool_->Pending(info[0].As<Napi::Number>().Uint32Value()));
-  }
-
-  Napi::Value PendingOffMount(const Napi::CallbackInfo& info) {
-    return Napi::Boolean::New(info.Env(), pool_->PendingOffMount(info[0].As<Napi::Number>().Uint32Value()));
-  }
-
-  // The mount point and file system name of the last synchronous probe, where
-  // the OS names them (macOS, Windows); undefined elsewhere.
-  Napi::Value Names(const Napi::CallbackInfo& info) {
-    return NamesOf(info.Env(), sync_stats_);
-  }
-
-  Napi::Value SetCallback(const Napi::CallbackInfo& info) {
-    if (has_callback_) callback_.Release();
-    callback_ = Callback::New(info.Env(), info[0].As<Napi::Function>(), "diskprobe", 0, 1, this);
-    callback_.Unref(info.Env());  // JS refs it while it waits for an answer
-    has_callback_ = true;
-    return info.Env().Undefined();
-  }
-
-  Napi::Value Ref(const Napi::CallbackInfo& info) {
-    if (has_callback_) callback_.Ref(info.Env());
-    return info.Env().Undefined();
-  }
-
-  Napi::Value Unref(const Napi::CallbackInfo& info) {
-    if (has_callback_) callback_.Unref(info.Env());
-    return info.Env().Undefined();
-  }
-
-  Napi::Value MountTableChanged(const Napi::CallbackInfo& info) {
-    return Napi::Boolean::New(info.Env(), watch_.Changed());
-  }
-
-  // [{mountPoint, device, fsType, readOnly, remote}], or null where JS reads
-  // the table itself (Linux).
-  // The directory walks, by id: addon_scan.cc.
-  Napi::Value ScanStart(const Napi::CallbackInfo& info) { return scans_.Start(info); }
-  Napi::Value ScanSnapshot(const Napi::CallbackInfo& info) { return scans_.Snapshot(info); }
-  Napi::Value ScanProgress(const Napi::CallbackInfo& info) { return scans_.Progress(info); }
-  Napi::Value ScanBusy(const Napi::CallbackInfo& info) { return scans_.Busy(info); }
-  Napi::Value ScanStop(const Napi::CallbackInfo& info) { return scans_.Stop(info); }
-  Napi::Value ScanRelease(const Napi::CallbackInfo& info) { return scans_.Release(info); }
-  Napi::Value ScanUnref(const Napi::CallbackInfo& info) { return scans_.Unref(info); }
-
-  Napi::Value ListMountsJs(const Napi::CallbackInfo& info) {
-    Napi::Env env = info.Env();
-    std::vector<MountEntry> mounts;
-    int error = ListMounts(&mounts);
-    if (error == ENOSYS) return env.Null();
-    if (error != 0) {
-      Napi::Error e = Napi::Error::New(env, strerror(error));
-      e.Set("errno", Napi::Number::New(env, error));
-      e.Set("syscall", Napi::String::New(env, "getmntinfo"));
-      e.ThrowAsJavaScriptException();
-      return env.Undefined();
-    }
-    Napi::Array out = Napi::Array::New(env, mounts.size());
-    for (size_t i = 0; i < mounts.size(); ++i) {
-      Napi::Object m = Napi::Object::New(env);
-      m.Set("mountPoint", mounts[i].mount_point);
-      m.Set("device", mounts[i].device);
-      m.Set("fsType", mounts[i].fs_type);
-      m.Set("readOnly", mounts[i].read_only);
-      m.Set("remote", mounts[i].remote);
-      out.Set(static_cast<uint32_t>(i), m);
-    }
-    return out;
-  }
-
-  void Close() {
-    if (closed_) return;
-    closed_ = true;
-    CloseMountRoot(root_fd_);
-    root_fd_ = -1;
-    pool_->Shutdown();  // after this, no thread calls into callback_
-    if (has_callback_) callback_.Abort();
-    has_callback_ = false;
-    scans_.Clear();  // every walk stopped and freed while the environment is still there
-  }
-
- public:
-  static Napi::Value NamesOf(Napi::Env env, const DiskStats& stats) {
-    if (!(stats.flags & kHasNames)) return env.Undefined();
-    Napi::Array names = Napi::Array::New(env, 2);
-    names.Set(0u, Napi::String::New(env, stats.mount_point));
-    names.Set(1u, Napi::String::New(env, stats.fs_type));
-    return names;
-  }
-
- private:
-  uint64_t* u64_ = nullptr;
-  double* f64_ = nullptr;
-  Napi::Reference<Napi::ArrayBuffer> slots_;
-  std::shared_ptr<ProbePool> pool_;
-  Callback callback_;
-  bool has_callback_ = false;
-  bool closed_ = false;
-  MountTableWatch watch_;
-  DiskStats sync_stats_{};
-  std::vector<ProbeJob*> batch_;  // reused by StatAsyncBatch
-  ScanRegistry scans_;
-  // The open root of "/" for StatBeneath, for one generation of the mount table.
-  int root_fd_ = -1;
-  uint64_t root_mount_id_ = 0;
-  uint64_t root_generation_ = 0;
-  char path_[kPathBuffer];
-};
-
-// On the JS thread: publish one finished job through the slots, then call
-// back (id, status, names?). status is 0 or an errno.
-void DeliverToJs(Napi::Env env, Napi::Function callback, Addon* addon, ProbeJob* job) {
-  std::unique_ptr<ProbeJob> owned(job);
-  if (env == nullptr || callback.IsEmpty()) return;  // the environment is going away
-  try {
-    addon->WriteSlots(job->stats, job->error, job->syscall);
-    Napi::Value names = job->error == 0 ? Addon::NamesOf(env, job->stats) : env.Undefined();
-    callback.Call({Napi::Number::New(env, job->id), Napi::Number::New(env, job->error), names});
-  } catch (const Napi::Error&) {
-    // Only while Node shuts down can calling into JS fail here (the callback
-    // itself never throws); nobody is left to tell, and letting the
-    // exception escape this thread-safe-function call would abort().
-  }
+  DefineAddon(exports, {
+      InstanceValue("slots", slots, napi_enumerable),
+      InstanceValue("slotCount", Napi::Number::New(env, kSlotCount), napi_enumerable),
+      InstanceMethod("statSync", &Addon::StatSync),
+      InstanceMethod("statSyncTimeout", &Addon::StatSyncTimeout),
+      InstanceMethod("statBeneath", &Addon::StatBeneath),
+      InstanceMethod("statAsync", &Addon::StatAsync),
+      InstanceMethod("statAsyncBatch", &Addon::StatAsyncBatch),
+      InstanceMethod("abandon", &Addon::Abandon),
+      InstanceMethod("pending", &Addon::Pending),
+      InstanceMethod("pendingOffMount", &Addon::PendingOffMount),
+      InstanceMethod("names", &Addon::Names),
+      InstanceMethod("setCallback", &Addon::SetCallback),
+      InstanceMethod("ref", &Addon::Ref),
+      InstanceMethod("unref", &Addon::Unref),
+      InstanceMethod("mountTableChanged", &Addon::MountTableChanged),
+      InstanceMethod("listMounts", &Addon::ListMountsJs),
+      InstanceMethod("scanStart", &Addon::ScanStart),
+      InstanceMethod("scanSnapshot", &Addon::ScanSnapshot),
+      InstanceMethod("scanProgress", &Addon::ScanProgress),
+      InstanceMethod("scanBusy", &Addon::ScanBusy),
+      InstanceMethod("scanStop", &Addon::ScanStop),
+      InstanceMethod("scanRelease", &Addon::ScanRelease),
+      InstanceMethod("scanUnref", &Addon::ScanUnref),
+  });
 }
 
-}  // namespace
+Napi::Value Addon::MountTableChanged(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), watch_.Changed());
+}
+
+// [{mountPoint, device, fsType, readOnly, remote}], or null where JS reads
+// the table itself (Linux).
+Napi::Value Addon::ListMountsJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::vector<MountEntry> mounts;
+  int error = ListMounts(&mounts);
+  if (error == ENOSYS) return env.Null();
+  if (error != 0) {
+    Napi::Error e = Napi::Error::New(env, strerror(error));
+    e.Set("errno", Napi::Number::New(env, error));
+    e.Set("syscall", Napi::String::New(env, "getmntinfo"));
+    e.ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  Napi::Array out = Napi::Array::New(env, mounts.size());
+  for (size_t i = 0; i < mounts.size(); ++i) {
+    Napi::Object m = Napi::Object::New(env);
+    m.Set("mountPoint", mounts[i].mount_point);
+    m.Set("device", mounts[i].device);
+    m.Set("fsType", mounts[i].fs_type);
+    m.Set("readOnly", mounts[i].read_only);
+    m.Set("remote", mounts[i].remote);
+    out.Set(static_cast<uint32_t>(i), m);
+  }
+  return out;
+}
+
+void Addon::Close() {
+  if (closed_) return;
+  closed_ = true;
+  CloseMountRoot(root_fd_);
+  root_fd_ = -1;
+  pool_->Shutdown();  // after this, no thread calls into callback_
+  if (has_callback_) callback_.Abort();
+  has_callback_ = false;
+  scans_.Clear();  // every walk stopped and freed while the environment is still there
+}
 
 }  // namespace diskprobe
 
