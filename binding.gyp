@@ -2,7 +2,11 @@
   "targets": [
     {
       "target_name": "diskprobe",
-      "sources": ["native/addon.cc", "native/addon_scan.cc", "native/probe_pool.cc", "native/scan.cc"],
+      "sources": [
+        "native/addon/addon.cc", "native/addon/addon_probe.cc", "native/addon/addon_scan.cc",
+        "native/probe/probe_pool.cc",
+        "native/walk/scan.cc", "native/walk/scan_state.cc", "native/walk/mount_trie.cc", "native/walk/dedupe.cc", "native/walk/snapshot.cc"
+      ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],
       "cflags!": ["-fno-exceptions"],
@@ -10,15 +14,15 @@
       "cflags_cc": ["-std=c++17", "-Wall", "-Wextra"],
       "conditions": [
         ["OS=='win'", {
-          "sources": ["native/disk_usage_win.cc", "native/mount_list_win.cc"],
+          "sources": ["native/probe/disk_usage_win.cc", "native/probe/mount_list_win.cc"],
           "defines": ["UNICODE", "_UNICODE", "WIN32_LEAN_AND_MEAN"],
           "msvs_settings": {"VCCLCompilerTool": {"ExceptionHandling": 1, "AdditionalOptions": ["/std:c++17"]}}
         }, {
-          "sources": ["native/disk_usage_posix.cc", "native/mount_list_posix.cc"]
+          "sources": ["native/probe/disk_usage_posix.cc", "native/probe/mount_list_posix.cc"]
         }],
-        ["OS=='linux'", {"sources": ["native/scan_linux.cc", "native/scan_posix.cc"]}],
-        ["OS=='mac'", {"sources": ["native/scan_darwin.cc", "native/scan_posix.cc"]}],
-        ["OS=='win'", {"sources": ["native/scan_win.cc"]}],
+        ["OS=='linux'", {"sources": ["native/walk/scan_linux.cc", "native/walk/scan_posix.cc"]}],
+        ["OS=='mac'", {"sources": ["native/walk/scan_darwin.cc", "native/walk/scan_posix.cc"]}],
+        ["OS=='win'", {"sources": ["native/walk/scan_win.cc"]}],
         ["OS=='linux'", {
           "libraries": ["-ldl"]
         }],

@@ -5,7 +5,7 @@
  *   floor <path> <calls-per-batch> <batches> [statvfs+stat|statvfs|statfs]
  *
  * Prints one line per batch: the mean nanoseconds per call in that batch.
- * "statvfs+stat" (the default) is native/disk_usage_posix.cc's full probe on
+ * "statvfs+stat" (the default) is native/probe/disk_usage_posix.cc's full probe on
  * Linux; "statvfs" is the probe without the device id, for a path whose
  * mount is already known; "statfs" is the single call behind Node's
  * fs.statfsSync (libuv's uv_fs_statfs).

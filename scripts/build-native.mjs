@@ -1,6 +1,7 @@
 // `npm run compile:native`: make sure an addon loads for this platform. Uses a
 // matching prebuild when there is one; otherwise builds native/ with node-gyp,
-// and rebuilds build/ whenever native/ or binding.gyp is newer than it.
+// and rebuilds build/ whenever a file below native/ (in its folders by part)
+// or binding.gyp is newer than it.
 //
 // PREBUILDS_ONLY (any non-empty value, as node-gyp-build reads it; CI sets
 // PREBUILDS_ONLY=1): only a prebuild in prebuilds/ will do. build/ is ignored,
@@ -51,7 +52,9 @@ if (prebuildsOnly) {
   process.exit(0);
 }
 
-const sources = ['binding.gyp', ...readdirSync(join(root, 'native')).map((name) => join('native', name))];
+// Every file and folder below native/ (its parts: probe/, walk/, addon/): a
+// folder's own time changes when a file is added to it or removed from it.
+const sources = ['binding.gyp', 'native', ...readdirSync(join(root, 'native'), { recursive: true }).map((name) => join('native', name))];
 const newest = Math.max(...sources.map((file) => statSync(join(root, file)).mtimeMs));
 
 const current = resolves();

@@ -110,7 +110,7 @@ function buildUnix(target, out) {
 /**
  * Builds `target` into `out` for Windows. node.exe's Node-API comes from an
  * import library made from node-api-headers' .def files, and is delay-loaded
- * so that win_delay_load_hook.cc can bind it to whichever executable hosts
+ * so that native/addon/win_delay_load_hook.cc can bind it to whichever executable hosts
  * the addon (node.exe, a renamed node, electron.exe). Zig's driver takes no
  * -DELAYLOAD, so the DLL is linked once to learn Zig's exact lld-link line
  * (--verbose-link), then linked again with that line and -DELAYLOAD:node.exe.

@@ -3,15 +3,16 @@
 // records. This file is one of those inputs, so a change of flags marks every
 // prebuild stale (test/unit/prebuildManifest.test.ts) until it is rebuilt.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-const COMMON_SOURCES = ['addon.cc', 'addon_scan.cc', 'probe_pool.cc', 'scan.cc'];
-const POSIX_SOURCES = [...COMMON_SOURCES, 'disk_usage_posix.cc', 'mount_list_posix.cc'];
-const WINDOWS_SOURCES = [...COMMON_SOURCES, 'disk_usage_win.cc', 'mount_list_win.cc', 'scan_win.cc', 'win_delay_load_hook.cc'];
+const WALK_SOURCES = ['walk/scan.cc', 'walk/scan_state.cc', 'walk/mount_trie.cc', 'walk/dedupe.cc', 'walk/snapshot.cc'];
+const COMMON_SOURCES = ['addon/addon.cc', 'addon/addon_probe.cc', 'addon/addon_scan.cc', 'probe/probe_pool.cc', ...WALK_SOURCES];
+const POSIX_SOURCES = [...COMMON_SOURCES, 'probe/disk_usage_posix.cc', 'probe/mount_list_posix.cc'];
+const WINDOWS_SOURCES = [...COMMON_SOURCES, 'probe/disk_usage_win.cc', 'probe/mount_list_win.cc', 'walk/scan_win.cc', 'addon/win_delay_load_hook.cc'];
 
 /** The flags every target compiles with: binding.gyp's defines, C++17, exceptions on (node-addon-api's NAPI_CPP_EXCEPTIONS). */
 export const COMMON_FLAGS = [
@@ -58,7 +59,8 @@ export const TARGETS = [
 
 /** The native sources a target compiles, relative to the project root. */
 export function sourcesOf(target) {
-  const sources = target.kind === 'pe' ? WINDOWS_SOURCES : [...POSIX_SOURCES, 'scan_posix.cc', target.kind === 'macho' ? 'scan_darwin.cc' : 'scan_linux.cc'];
+  const sources =
+    target.kind === 'pe' ? WINDOWS_SOURCES : [...POSIX_SOURCES, 'walk/scan_posix.cc', target.kind === 'macho' ? 'walk/scan_darwin.cc' : 'walk/scan_linux.cc'];
   return sources.map((name) => `native/${name}`);
 }
 
@@ -68,7 +70,7 @@ export function targetFlags(target) {
     case 'elf':
       // PIC, and only the module's entry points exported: the version script
       // hides the statically linked libc++, libc++abi and libunwind.
-      return ['-fPIC', '-shared', '-s', `-Wl,--version-script=${join(root, 'native', 'exports.map')}`];
+      return ['-fPIC', '-shared', '-s', `-Wl,--version-script=${join(root, 'native', 'addon', 'exports.map')}`];
     case 'macho':
       // Node-API comes from the host at load time. Zig's Mach-O linker takes
       // no exported-symbols list: -fvisibility=hidden (COMMON_FLAGS) keeps
@@ -88,8 +90,15 @@ export function inputFiles() {
       .filter(keep)
       .sort()
       .map((name) => `${dir}/${name}`);
+  // Every file below native/, in its folders by part, as "native/walk/scan.cc" on any platform.
+  const tree = (dir) =>
+    readdirSync(join(root, dir), { recursive: true })
+      .filter((name) => statSync(join(root, dir, name)).isFile())
+      .map((name) => name.split('\\').join('/'))
+      .sort()
+      .map((name) => `${dir}/${name}`);
   return [
-    ...list('native', () => true),
+    ...tree('native'),
     'scripts/prebuildTargets.mjs',
     ...list('node_modules/node-addon-api', (name) => name.endsWith('.h')),
     ...list('node_modules/node-api-headers/include', (name) => name.endsWith('.h')),

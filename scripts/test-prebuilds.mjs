@@ -149,7 +149,7 @@ console.log(JSON.stringify(out));
 `;
 
 /**
- * A known tree for the walk (native/scan.h) to measure in an emulated Node:
+ * A known tree for the walk (native/walk/scan.h) to measure in an emulated Node:
  * nested directories, files of several sizes, an empty and a sparse one, and
  * (where `links`) a hard link and a symlink, which each count once. Returns
  * what it must report: allocated and apparent bytes as GNU du counts them on

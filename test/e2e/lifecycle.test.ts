@@ -197,7 +197,7 @@ describe.skipIf(announceSkip('cancellation (disk_usage of /)', posixPathsSkipRea
 
   // At EOF right after a cancelled disk_usage, the probe the cancel abandoned may be delivered
   // while Node shuts down; that once aborted the process (an exception escaping DeliverToJs in
-  // native/addon.cc). Most likely when the cancelled probe is the process's first and EOF follows
+  // native/addon/addon_probe.cc). Most likely when the cancelled probe is the process's first and EOF follows
   // at once, as here, so six servers try.
   it('exits 0 at EOF right after a cancelled disk_usage', async ({ startServer }) => {
     const servers = Array.from({ length: 6 }, () => startServer());

@@ -70,7 +70,7 @@ function linkTo(name, target) {
 const overlong = `/${'x/'.repeat(3000)}`;
 const paths = ['/', '/tmp', tree, join(tree, 'file'), '/nonexistent/x', join(tree, 'file', 'below'), overlong, '/tmp/\uD800'];
 
-/** Walks `path` to the end (native/scan.h); resolves with the snapshot taken once done. */
+/** Walks `path` to the end (native/walk/scan.h); resolves with the snapshot taken once done. */
 function walkToEnd(path, options) {
   return new Promise((resolve) => {
     const id = raw.scanStart(path, options, () => {

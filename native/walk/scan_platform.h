@@ -1,6 +1,6 @@
 // The directory walk's view of one platform: open a directory relative to an
 // open parent, and list it with each entry's facts, never following a
-// symlink. scan.cc walks with it; scan_linux.cc, scan_darwin.cc and
+// symlink. scan_state.cc walks with it; scan_linux.cc, scan_darwin.cc and
 // scan_win.cc implement it. Plain C++: no Node types.
 #ifndef DISKPROBE_SCAN_PLATFORM_H_
 #define DISKPROBE_SCAN_PLATFORM_H_

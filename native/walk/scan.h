@@ -1,6 +1,6 @@
 // The directory walk: how much a tree takes on disk, on threads of its own.
-// Plain C++: no Node types (addon.cc converts). The platform half, which
-// opens and lists directories, is scan_platform.h.
+// Plain C++: no Node types (native/addon/addon_scan.cc converts). The
+// platform half, which opens and lists directories, is scan_platform.h.
 //
 // What it counts, as GNU du does: allocated bytes (st_blocks x 512) and
 // apparent bytes (st_size), files and directories, each (device, inode) once:

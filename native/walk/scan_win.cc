@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "disk_usage.h"
+#include "../probe/disk_usage.h"
 #include "scan_platform.h"
 
 namespace diskprobe {

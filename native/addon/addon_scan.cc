@@ -1,7 +1,7 @@
 // The directory walk's glue: starts a Scan (scan.h) from JS, keeps it by
 // id, tells JS when it is done, and hands over its tree as typed arrays: one
 // crossing per answer, never a JS object per file or per directory. With
-// addon.cc, the only file that knows Node.
+// addon.cc and addon_probe.cc, the only files that know Node.
 #define NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS
 #include "addon_scan.h"
 
@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "scan.h"
+#include "../walk/scan.h"
 
 namespace diskprobe {
 
