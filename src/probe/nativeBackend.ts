@@ -177,7 +177,7 @@ export function createNativeBackend(binding: NativeBinding, context: ProbeContex
    * Probes on this thread when nothing in the way can block: the path's
    * mount keeps its counts in memory (ext4, tmpfs, ...), and the kernel
    * resolves the path from its cache without leaving that mount
-   * (native/disk_usage.h, ProbeBeneath). That skips the two thread
+   * (native/probe/disk_usage.h, ProbeBeneath). That skips the two thread
    * hand-offs of a probe on the addon's threads. 0 or an errno is the
    * answer; LEAVES_MOUNT, that the path leads off its mount; undefined,
    * that the usual probe must tell (a path not yet in the cache, any other

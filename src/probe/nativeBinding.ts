@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The addon's exports (native/addon.cc). */
+/** The addon's exports (native/addon/addon.cc). */
 export interface NativeBinding {
   /** Result slots: BigUint64Array view at 0, Float64Array view after slotCount × 8 bytes. */
   readonly slots: ArrayBuffer;
@@ -40,7 +40,7 @@ export interface NativeBinding {
   ref(): void;
   unref(): void;
   mountTableChanged(): boolean;
-  /** Starts a directory walk on the addon's own threads (native/scan.h); `onDone` is called once it has listed every directory. Returns its id. */
+  /** Starts a directory walk on the addon's own threads (native/walk/scan.h); `onDone` is called once it has listed every directory. Returns its id. */
   scanStart(path: string, options: NativeScanOptions, onDone: () => void): number;
   /** The walk's tree as it stands (null once released); `maxUnfinished` bounds the unfinished directories listed. */
   scanSnapshot(id: number, maxUnfinished?: number): NativeScanSnapshot | null;
@@ -56,7 +56,7 @@ export interface NativeBinding {
   listMounts(): Array<{ mountPoint: string; device: string; fsType: string; readOnly: boolean; remote: boolean }> | null;
 }
 
-/** How a walk runs (native/addon_scan.cc reads these). */
+/** How a walk runs (native/addon/addon_scan.cc reads these). */
 interface NativeScanOptions {
   readonly threads?: number | undefined;
   readonly oneFileSystem?: boolean;
@@ -69,7 +69,7 @@ interface NativeScanOptions {
   readonly mounts?: ReadonlyArray<readonly [string, number, number, boolean]>;
 }
 
-/** A walk's errors and what its busy threads are on (native/scan.h ScanError). */
+/** A walk's errors and what its busy threads are on (native/walk/scan.h ScanError). */
 export interface NativeScanError {
   readonly dir: number;
   /** The entry's name, as raw bytes; empty for the directory itself. */
@@ -79,7 +79,7 @@ export interface NativeScanError {
   readonly syscall: number;
 }
 
-/** A walk's tree as it stands (native/scan.h ScanSnapshot), as typed arrays. */
+/** A walk's tree as it stands (native/walk/scan.h ScanSnapshot), as typed arrays. */
 export interface NativeScanSnapshot {
   readonly done: boolean;
   readonly stopped: boolean;
@@ -109,10 +109,10 @@ export interface NativeScanSnapshot {
   readonly entriesSeen: number;
 }
 
-/** The system calls a walk's errors name, by the index native/scan_platform.h gives them. */
+/** The system calls a walk's errors name, by the index native/walk/scan_platform.h gives them. */
 export const WALK_SYSCALLS = ['openat', 'getdents64', 'fstatat', 'statx'] as const;
 
-/** Node flags, as native/scan.h ScanNodeFlags. */
+/** Node flags, as native/walk/scan.h ScanNodeFlags. */
 export const NodeFlag = {
   listed: 1,
   unreadable: 2,
@@ -123,18 +123,18 @@ export const NodeFlag = {
   notDirectory: 64,
 } as const;
 
-/** Per node in NativeScanSnapshot.sizes (native/scan.h kSizesPerNode). */
+/** Per node in NativeScanSnapshot.sizes (native/walk/scan.h kSizesPerNode). */
 export const SIZES_PER_NODE = 7;
 
 /**
  * [mountPoint, mountId, offLane]: for a path the inline probe could not place
  * (not in the kernel's cache yet), the addon's thread checks first whether it
- * leads off that mount, walking only that mount (native/disk_usage.h,
+ * leads off that mount, walking only that mount (native/probe/disk_usage.h,
  * LeadsOffMount), and if so moves the probe to `offLane`.
  */
 export type OffMountCheck = [mountPoint: string, mountId: number, offLane: number];
 
-/** Slot indexes, as native/addon.cc writes them. */
+/** Slot indexes, as native/addon/addon.h (Slot) lays them out. */
 export const Slot = {
   blockSize: 0,
   total: 1,
@@ -152,14 +152,14 @@ export const Slot = {
   mountGeneration: 13,
 } as const;
 
-/** statBeneath's answer when only the usual probe can tell (native/disk_usage.h: kCannotProbeInline). */
+/** statBeneath's answer when only the usual probe can tell (native/probe/disk_usage.h: kCannotProbeInline). */
 export const CANNOT_PROBE_INLINE = -2;
 /** statBeneath's answer when the path leads off its mount, to another one (kLeavesMount). */
 export const LEAVES_MOUNT = -3;
 
 export const Flag = { hasInodes: 1, hasDevice: 2, hasNames: 4 } as const;
 
-/** Syscall names by the index the addon reports (native/disk_usage.h). */
+/** Syscall names by the index the addon reports (native/probe/disk_usage.h). */
 export const SYSCALLS = [
   'statvfs',
   'statvfs',

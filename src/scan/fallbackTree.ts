@@ -1,5 +1,5 @@
 // The fallback walk's tree: the same nodes, rules and snapshot as the
-// addon's (native/scan.cc), in JS, for the helper process that walks with
+// addon's (native/walk/), in JS, for the helper process that walks with
 // fs when no addon loads. What it counts, and where, must match: one test
 // suite runs on both backends.
 import { type NativeScanError, type NativeScanSnapshot, NodeFlag, SIZES_PER_NODE } from '../probe/nativeBinding.js';
@@ -82,7 +82,7 @@ export class FallbackTree {
     this.hardlinks.push({ key, dir, entryIndex, allocated, apparent });
   }
 
-  /** The tree with totals summed, in the addon's layout (see native/scan.cc Snapshot). */
+  /** The tree with totals summed, in the addon's layout (see native/walk/snapshot.cc). */
   snapshot(done: boolean, stopped: boolean, maxUnfinished: number, inProgress: readonly NativeScanError[]): NativeScanSnapshot {
     const count = this.size;
     const parent = Uint32Array.from(this.parent);
@@ -149,7 +149,7 @@ interface Arrays {
   sizes: BigUint64Array;
 }
 
-/** Where entries stand in du's depth-first walk in listing order (native/scan.cc WalkOrder). */
+/** Where entries stand in du's depth-first walk in listing order (native/walk/dedupe.h WalkOrder). */
 class WalkOrder {
   private readonly depth: Uint32Array;
   constructor(private readonly tree: Arrays) {

@@ -1,7 +1,7 @@
 // The fallback walk's helper process: walks with fs.opendir and lstat
 // (bigint) when no addon loads, so that a directory on a dead mount holds
 // this process's libuv threads, never the caller's. Same rules as the
-// addon's walk (native/scan.cc), through the same tree (fallbackTree.ts).
+// addon's walk (native/walk/), through the same tree (fallbackTree.ts).
 //
 // Talks to its parent (fallbackWalk.ts) over the IPC channel, with
 // 'advanced' serialization so typed arrays and Buffers cross as they are:

@@ -1,4 +1,4 @@
-// A walk on the addon's threads (native/scan.h): started with the mount
+// A walk on the addon's threads (native/walk/scan.h): started with the mount
 // points below the start, answered as typed arrays.
 import { type NativeBinding, WALK_SYSCALLS } from '../probe/nativeBinding.js';
 import { ScanTree } from './scanTree.js';
