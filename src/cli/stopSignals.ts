@@ -1,9 +1,9 @@
 // SIGTERM and SIGINT, from the first statement the command runs to its last.
 //
-// Imported first by main.ts, so its handlers are in place before any other
-// module of the command is evaluated: a host that starts the server and
-// stops it at once (a health check, a restart) must see exit 0, not death by
-// the signal. What no JS can cover is Node's own start-up before it: Node
+// Imported first by main.ts (and by bin.ts, the bundled bin's entry), so
+// its handlers are in place before any other module of the command is
+// evaluated: a host that starts the server and stops it at once (a health
+// check, a restart) must see exit 0, not death by the signal. What no JS can cover is Node's own start-up before it: Node
 // resets every signal's disposition and the signal mask when it starts
 // (ResetSignalHandlers in node.cc), so an inherited SIG_IGN or blocked mask
 // cannot carry a process through it either (docs/mcp-server.md, "Stopping").
