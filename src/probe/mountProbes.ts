@@ -62,7 +62,7 @@ export async function dfMounts(options: DfMountsOptions & { readonly bigint?: bo
   // (its point's walk and its statfs read only memory), one statvfs each;
   // the rest on the addon's threads, each within the timeout. Which is
   // which is decided first, once for each mount.
-  const here = impl.mountPoint;
+  const here = impl.mountPoint !== undefined;
   const visible = new Array<MountEntry | undefined>(candidates.length);
   const later: number[] = [];
   for (let i = 0; i < candidates.length; i++) {
@@ -77,7 +77,7 @@ export async function dfMounts(options: DfMountsOptions & { readonly bigint?: bo
     if (shown === undefined) continue;
     const entry = candidates[i]!;
     try {
-      outcomes[i] = { mount: publicMount(entry), usage: here!(shown, bigint) as DiskUsage<number | bigint> };
+      outcomes[i] = { mount: publicMount(entry), usage: impl.mountPoint!(shown, bigint) as DiskUsage<number | bigint> };
     } catch (error) {
       outcomes[i] = { mount: publicMount(entry), error };
     }
