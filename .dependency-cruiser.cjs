@@ -52,7 +52,7 @@ module.exports = {
     only(
       'oauth',
       '^src/transport/http/auth/',
-      ['^src/transport/http/access\\.ts$', '^node_modules/jose/'],
+      ['^src/transport/http/(access|loopback)\\.ts$', '^node_modules/jose/'],
       'The OAuth resource server imports nothing of the other layers.',
     ),
     only(

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { buildFloor, floorContender } from './cFloor.mjs';
-import { writeDocSection } from './docSection.mjs';
+import { sourceRevision, writeDocSection } from './docSection.mjs';
 import { calibrate, median, quantile, runRounds, timeConcurrent, timeSequential, timeSync } from './measure.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -42,6 +42,8 @@ const path = flags.path;
 // A path below a mount point as well: `/` is a mount's root, which the
 // native backend answers from its open root; most paths are not.
 const below = flags.below;
+/** `below` as a reader can repeat it: relative to the repository when it lies inside it (no absolute path of this machine). */
+const displayBelow = below.startsWith(ROOT) ? `${below.slice(ROOT.length) || '.'}/` : below;
 const rounds = Number(flags.rounds);
 if (!Number.isInteger(rounds) || rounds < 1) throw new RangeError(`--rounds must be a positive integer, not ${flags.rounds}`);
 
@@ -236,9 +238,6 @@ try {
 } finally {
   floor.dispose?.();
 }
-
-/** `below` as a reader can repeat it: relative to the repository when it lies inside it (no absolute path of this machine). */
-const displayBelow = below.startsWith(ROOT) ? `${below.slice(ROOT.length) || '.'}/` : below;
 
 function machineSummary() {
   const cpus = os.cpus();

@@ -2,8 +2,9 @@
 // authorization servers to trust, what this server is called (the audience
 // its tokens must name), and the scopes a request needs. Checked here, so
 // that a mistake is a usage error at start rather than every request refused.
-import { isLoopbackHost } from '../transport/http/access.js';
+
 import { SCOPE_TOKEN } from '../transport/http/auth/scopes.js';
+import { isLoopbackHost } from '../transport/http/loopback.js';
 import { UsageError } from './usageError.js';
 
 /** OAuth: access tokens from an identity provider, instead of one shared token. */

@@ -4,7 +4,7 @@
 // place before Node has even read the rest of the command: a host that
 // starts the server and stops it at once (a health check, a restart) must
 // see exit 0, not death by the signal. One module, one state: the entry and
-// the bundle import the same file (dist/bin/stopSignals.js). What no JS can
+// the command import the same chunk (scripts/bundle-cli.mjs). What no JS can
 // cover is Node's own start-up before it: Node resets every signal's
 // disposition and the signal mask when it starts (ResetSignalHandlers in
 // node.cc), so an inherited SIG_IGN or blocked mask cannot carry a process

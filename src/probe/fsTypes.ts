@@ -78,11 +78,11 @@ const IN_MEMORY_STATFS = new Set(['ext2', 'ext3', 'ext4', 'xfs', 'btrfs', 'tmpfs
 const PROJECT_QUOTA = /(?:^|,)(?:prjquota|prjjquota|pquota|pqnoenforce|prjjquota=[^,]*)(?:,|$)/;
 const UPPER_DIR = /(?:^|,)upperdir=/;
 
-/** `options`: the mount's options and its super options, comma-separated, as mountinfo lists them. */
-export function answersFromMemory(fsType: string, options: string): boolean {
+/** `options` and `superOptions`: the mount's options and its super options, each comma-separated, as mountinfo lists them. */
+export function answersFromMemory(fsType: string, options: string, superOptions: string): boolean {
   if (!IN_MEMORY_STATFS.has(fsType) && fsType !== 'overlay') return false;
-  if (PROJECT_QUOTA.test(options)) return false;
-  return fsType !== 'overlay' || UPPER_DIR.test(options);
+  if (PROJECT_QUOTA.test(options) || PROJECT_QUOTA.test(superOptions)) return false;
+  return fsType !== 'overlay' || UPPER_DIR.test(options) || UPPER_DIR.test(superOptions);
 }
 
 /**
@@ -113,9 +113,15 @@ export const KERNEL_TYPES = new Set([
   'apparmorfs',
 ]);
 
-/** Whether the comma-separated `options` hold `option` itself. */
+const COMMA = 44;
+
+/** Whether the comma-separated `options` hold `option` itself. Builds no string: it runs twice for every line of mountinfo. */
 export function hasOption(options: string, option: string): boolean {
-  return options === option || options.startsWith(`${option},`) || options.endsWith(`,${option}`) || options.includes(`,${option},`);
+  for (let at = options.indexOf(option); at >= 0; at = options.indexOf(option, at + 1)) {
+    const end = at + option.length;
+    if ((at === 0 || options.charCodeAt(at - 1) === COMMA) && (end === options.length || options.charCodeAt(end) === COMMA)) return true;
+  }
+  return false;
 }
 
 /**
@@ -131,6 +137,9 @@ export function isPseudoType(fsType: string): boolean {
   return PSEUDO_TYPES.has(fsType);
 }
 
+/** server:/export, as NFS names its devices. */
+const SERVER_EXPORT = /^[^/]+:\//;
+
 export function isRemote(fsType: string, device: string): boolean {
-  return REMOTE_TYPES.test(fsType) || device.startsWith('//') || /^[^/]+:\//.test(device);
+  return REMOTE_TYPES.test(fsType) || device.startsWith('//') || SERVER_EXPORT.test(device);
 }

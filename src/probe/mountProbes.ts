@@ -60,21 +60,24 @@ export async function dfMounts(options: DfMountsOptions & { readonly bigint?: bo
   const outcomes = new Array<DfMount<number | bigint>>(candidates.length);
   // One pass: on the calling thread every mount whose probe cannot block
   // (its point's walk and its statfs read only memory), one statvfs each;
-  // the rest on the addon's threads, each within the timeout.
+  // the rest on the addon's threads, each within the timeout. Which is
+  // which is decided first, once for each mount.
+  const here = impl.mountPoint !== undefined;
+  const visible = new Array<MountEntry | undefined>(candidates.length);
   const later: number[] = [];
-  const here = impl.mountPoint;
-  const visibleAt = (entry: MountEntry): MountEntry | undefined =>
-    here && table.walksInMemory(entry.mountPoint) && (guard.size === 0 || !guard.blocking(entry.mountPoint)) ? table.visibleAt(entry.mountPoint) : undefined;
-  if (options.inlineOnly === true && candidates.some((entry) => visibleAt(entry) === undefined)) return undefined;
   for (let i = 0; i < candidates.length; i++) {
+    const point = candidates[i]!.mountPoint;
+    const shown = here && table.walksInMemory(point) && (guard.size === 0 || !guard.blocking(point)) ? table.visibleAt(point) : undefined;
+    if (shown === undefined) later.push(i);
+    else visible[i] = shown;
+  }
+  if (options.inlineOnly === true && later.length > 0) return undefined;
+  for (let i = 0; i < candidates.length; i++) {
+    const shown = visible[i];
+    if (shown === undefined) continue;
     const entry = candidates[i]!;
-    const visible = visibleAt(entry);
-    if (visible === undefined) {
-      later.push(i);
-      continue;
-    }
     try {
-      outcomes[i] = { mount: publicMount(entry), usage: here!(visible, bigint) as DiskUsage<number | bigint> };
+      outcomes[i] = { mount: publicMount(entry), usage: impl.mountPoint!(shown, bigint) as DiskUsage<number | bigint> };
     } catch (error) {
       outcomes[i] = { mount: publicMount(entry), error };
     }

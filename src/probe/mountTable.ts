@@ -30,11 +30,14 @@ function isWithin(path: string, dir: string, separator: string, fold: boolean): 
 /** One reading of the mount table, indexed for the questions the probe asks. */
 export class MountTable {
   readonly entries: readonly MountEntry[];
-  private readonly byDevice = new Map<number, MountEntry[]>();
+  /** The mounts of each device, made at the first question about devices (listing every mount asks none). */
+  private devices: Map<number, MountEntry[]> | undefined;
   /** The visible mount at each mount point (case-folded where the platform folds): the last one mounted there. */
   private readonly visible = new Map<string, MountEntry>();
   private readonly lexicalCache = new Map<string, MountEntry | undefined>();
   private readonly inMemoryWalks = new Map<string, boolean>();
+  /** dfCandidates' answer, worked out once: the table never changes. */
+  private candidates: readonly MountEntry[] | undefined;
 
   constructor(
     entries: readonly MountEntry[],
@@ -42,13 +45,26 @@ export class MountTable {
     private readonly foldCase = false,
   ) {
     this.entries = entries;
-    for (const entry of entries) {
-      const list = this.byDevice.get(entry.deviceKey);
-      if (list) list.push(entry);
-      else this.byDevice.set(entry.deviceKey, [entry]);
-    }
+    // Indexed loops: this runs at every reading of the table, often before V8
+    // has compiled it, and an interpreted for-of makes an object per step.
     // Later entries over-mount earlier ones at the same point: keep the last.
-    for (const entry of entries) this.visible.set(foldCase ? entry.mountPoint.toLowerCase() : entry.mountPoint, entry);
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i]!;
+      this.visible.set(foldCase ? entry.mountPoint.toLowerCase() : entry.mountPoint, entry);
+    }
+  }
+
+  private get byDevice(): Map<number, MountEntry[]> {
+    if (this.devices === undefined) {
+      this.devices = new Map();
+      for (let i = 0; i < this.entries.length; i++) {
+        const entry = this.entries[i]!;
+        const list = this.devices.get(entry.deviceKey);
+        if (list) list.push(entry);
+        else this.devices.set(entry.deviceKey, [entry]);
+      }
+    }
+    return this.devices;
   }
 
   /**
@@ -90,7 +106,7 @@ export class MountTable {
    * calling thread with no risk of blocking: the mount visible there, and
    * the mount holding each directory above it, either keep their counts in
    * memory (answersFromMemory) or are the kernel's own (proc, sysfs,
-   * cgroup…). The walk to a mount point reads only dentries the kernel pins
+   * cgroup...). The walk to a mount point reads only dentries the kernel pins
    * (a mount pins its mount point, a dentry its parent), and those file
    * systems never ask a server or a daemon to revalidate one, so
    * statvfs(mountPoint) neither waits for I/O nor for anyone else. A mount
@@ -187,29 +203,37 @@ export class MountTable {
    * device of a mount is the one its mount point shows now: a mount hidden
    * by a later mount over it, or over a directory above it, counts as that
    * later mount's device (df learns it by stat). Empty ones are dropped by
-   * the caller, which knows their sizes.
+   * the caller, which knows their sizes. Worked out at the first call, for
+   * the life of the table.
    */
-  dfCandidates(): MountEntry[] {
-    const slots: Array<{ entry: MountEntry }> = [];
-    const byKey = new Map<number, { entry: MountEntry }>();
+  dfCandidates(): readonly MountEntry[] {
+    this.candidates ??= this.chooseCandidates();
+    return this.candidates;
+  }
+
+  private chooseCandidates(): MountEntry[] {
+    const chosen: MountEntry[] = [];
+    /** Where in `chosen` each device's mount is. */
+    const slotOf = new Map<number, number>();
     const tree = new MountTree(this.entries);
-    for (const entry of this.entries) {
+    const above = new Map<string, string | null>();
+    for (let i = 0; i < this.entries.length; i++) {
+      const entry = this.entries[i]!;
       if (DF_DUMMY_TYPES.has(entry.fsType)) continue;
-      const key = this.shownAt(entry, tree).deviceKey;
+      const key = shownAt(entry, tree, above).deviceKey;
       if (Number.isNaN(key)) {
-        slots.push({ entry });
+        chosen.push(entry);
         continue;
       }
-      const slot = byKey.get(key);
+      const slot = slotOf.get(key);
       if (slot === undefined) {
-        const created = { entry };
-        byKey.set(key, created);
-        slots.push(created);
+        slotOf.set(key, chosen.length);
+        chosen.push(entry);
         continue;
       }
-      const existing = slot.entry;
+      const existing = chosen[slot]!;
       if (entry.remote && existing.remote && entry.device !== existing.device) {
-        slots.push({ entry }); // df keeps remote mounts of different exports apart
+        chosen.push(entry); // df keeps remote mounts of different exports apart
         continue;
       }
       const nearerRoot = existing.mountPoint.length > entry.mountPoint.length;
@@ -219,38 +243,52 @@ export class MountTable {
         (nearerRoot && !sourceBelowRoot) ||
         (existing.device !== entry.device && existing.mountPoint === entry.mountPoint)
       ) {
-        slot.entry = entry;
+        chosen[slot] = entry;
       }
     }
-    return slots.map((slot) => slot.entry);
+    return chosen;
   }
+}
 
-  /**
-   * The mount whose file system `entry`'s mount point shows now: `entry`, or
-   * the mount that hides it, mounted later on the same point or on a
-   * directory above it (one that is not among the mounts `entry` is itself
-   * mounted on). By mountinfo's parent ids; Linux. Elsewhere, `entry`.
-   * Several hide it: the one mounted deepest shows (ties: the later). Only
-   * the mounts at the point and at each directory above it are looked at.
-   */
-  private shownAt(entry: MountEntry, tree: MountTree): MountEntry {
-    if (Number.isNaN(entry.parentId)) return entry;
-    const path = entry.mountPoint;
-    const hider = (at: string): MountEntry | undefined => {
-      const there = tree.at.get(at);
-      if (there === undefined) return undefined;
-      for (let i = there.length - 1; i >= 0; i--) {
-        const candidate = there[i]!;
-        if (candidate !== entry && !tree.isAncestor(candidate, entry)) return candidate;
-      }
-      return undefined;
-    };
-    const exact = hider(path);
-    if (exact !== undefined) return exact;
-    for (let at = path.lastIndexOf('/'); at >= 0; at = at === 0 ? -1 : path.lastIndexOf('/', at - 1)) {
-      const found = hider(at === 0 ? '/' : path.slice(0, at));
-      if (found !== undefined) return found;
+/**
+ * The nearest mount point above `path`: the longest of the directories above
+ * it ("/" included) that something is mounted on, or null. Remembered in
+ * `above` when `remember` (for a mount point with mounts below it, met once
+ * from each of them), so that the mounts under one directory look it up once.
+ */
+function mountPointAbove(path: string, tree: MountTree, above: Map<string, string | null>, remember: boolean): string | null {
+  let found = remember ? above.get(path) : undefined;
+  if (found !== undefined) return found;
+  found = null;
+  for (let at = path.lastIndexOf('/'); at >= 0; at = at === 0 ? -1 : path.lastIndexOf('/', at - 1)) {
+    const directory = at === 0 ? '/' : path.slice(0, at);
+    if (directory !== path && tree.at.has(directory)) {
+      found = directory;
+      break;
     }
-    return entry;
   }
+  if (remember) above.set(path, found);
+  return found;
+}
+
+/**
+ * The mount whose file system `entry`'s mount point shows now: `entry`, or
+ * the mount that hides it, mounted later on the same point or on a
+ * directory above it (one that is not among the mounts `entry` is itself
+ * mounted on). By mountinfo's parent ids; Linux. Elsewhere, `entry`.
+ * Several hide it: the one mounted deepest shows (ties: the later). Only
+ * the mounts at the point and at each mount point above it are looked at,
+ * nearest first (mountPointAbove).
+ */
+function shownAt(entry: MountEntry, tree: MountTree, above: Map<string, string | null>): MountEntry {
+  if (Number.isNaN(entry.parentId)) return entry;
+  for (let at: string | null = entry.mountPoint; at !== null; at = mountPointAbove(at, tree, above, at !== entry.mountPoint)) {
+    const there = tree.at.get(at);
+    if (there === undefined) continue;
+    for (let i = there.length - 1; i >= 0; i--) {
+      const candidate = there[i]!;
+      if (candidate !== entry && !tree.isAncestor(candidate, entry)) return candidate;
+    }
+  }
+  return entry;
 }

@@ -48,7 +48,9 @@ export class MountTableCache {
   private reload(): MountTable {
     const before = this.table;
     this.table = this.read();
-    this.readAt = performance.now();
+    // Only the age decides without a change signal; with one, `performance`
+    // is not even loaded (its modules cost diskprobe df 2 ms of each start).
+    if (this.changed === undefined) this.readAt = performance.now();
     this.unknown.clear();
     if (before !== undefined) {
       const was = new Set(before.entries.map((entry) => entry.mountPoint));

@@ -134,15 +134,18 @@ async function run(probe: Prober, options: DfOptions, output: DfOutput): Promise
 
 /** Every mount df would list with these options, probed; undefined when `probe` could not tell. */
 async function listAll(probe: Prober, options: DfOptions): Promise<{ outcomes: DfOutcome[]; overMounted: boolean[] } | undefined> {
-  // Every entry of the table is seen here, in order, as the probe filters them.
+  // With -a every entry of the table is seen here, in order, as the probe
+  // filters them; they are kept for overMounted.
   const entries: MountEntry[] = [];
   const listed: number[] = [];
-  const include = (_: string, entry: MountEntry): boolean => {
-    entries.push(entry);
-    const selected = mountSelected(entry.device, entry.fsType, options);
-    if (selected) listed.push(entries.length - 1);
-    return selected;
-  };
+  const include = options.all
+    ? (_: string, entry: MountEntry): boolean => {
+        entries.push(entry);
+        const selected = mountSelected(entry.device, entry.fsType, options);
+        if (selected) listed.push(entries.length - 1);
+        return selected;
+      }
+    : (_: string, entry: MountEntry): boolean => mountSelected(entry.device, entry.fsType, options);
   const outcomes = await probe.all(options.timeout, { all: options.all, include });
   if (outcomes === undefined || !options.all) return outcomes && { outcomes, overMounted: [] };
   // With -a every selected entry is probed, in order: the device each mount

@@ -67,7 +67,8 @@ function deviceName(device: string, listingAll: boolean): string {
 /** One thing the command reports on: a row of the table and an entry of the JSON, or only the latter. */
 interface Item {
   readonly row: DfRow | undefined;
-  readonly entry: DfJsonEntry;
+  /** Made only for --json: a table of thousands of mounts has no use for them. */
+  readonly entry: DfJsonEntry | undefined;
   /** What goes to stderr ("diskprobe: <path>: <reason>"), if anything. */
   readonly complaint: string | undefined;
 }
@@ -78,17 +79,17 @@ function usageItem(outcome: { target: DfTarget; usage: DiskUsage<bigint> }, list
   // Listing, df names a mount by its table entry; given a path, by the mount holding it.
   const fsType = listing.listingAll ? (mount?.fsType ?? usage.fsType) : (usage.fsType ?? mount?.fsType ?? null);
   if (!typeSelected(fsType, options) || (options.local && mount !== undefined && isRemoteMount(mount.device, mount.fsType))) return undefined;
-  const names = {
-    source: mount === undefined ? '-' : deviceName(mount.device, listing.listingAll),
-    fstype: hidden ? '-' : (fsType ?? '-'),
-    target: target.mount?.mountPoint ?? usage.mountPoint ?? '-',
-    file: target.file,
-  };
+  // Names as locals, the row built field by field: one object for each of thousands of rows, not two.
+  const source = mount === undefined ? '-' : deviceName(mount.device, listing.listingAll);
+  const fstype = hidden ? '-' : (fsType ?? '-');
+  const shownTarget = target.mount?.mountPoint ?? usage.mountPoint ?? '-';
   if (hidden) {
     const error = { code: OVERMOUNTED, message: 'over-mounted by another device' };
-    return { row: { kind: 'unknown', ...names }, entry: failedEntry(target.path, mount, names.target, error, listing.backend), complaint: undefined };
+    const entry = options.json ? failedEntry(target.path, mount, shownTarget, error, listing.backend) : undefined;
+    return { row: { kind: 'unknown', source, fstype, target: shownTarget, file: target.file }, entry, complaint: undefined };
   }
-  return { row: { kind: 'usage', ...names, usage }, entry: usageEntry(usage, mount), complaint: undefined };
+  const row: DfRow = { kind: 'usage', source, fstype, target: shownTarget, file: target.file, usage };
+  return { row, entry: options.json ? usageEntry(usage, mount) : undefined, complaint: undefined };
 }
 
 function failedItem(outcome: { target: DfTarget; error: unknown }, listing: DfListing, options: DfOptions): Item | undefined {
@@ -100,7 +101,7 @@ function failedItem(outcome: { target: DfTarget; error: unknown }, listing: DfLi
   if (mount !== undefined && !mountSelected(mount.device, mount.fsType, options)) return undefined;
   // An error with no code of its own gets libuv's name for an unknown one.
   const reason = { code: typeof code === 'string' ? code : 'UNKNOWN', message: failureReason(error, options.timeout) };
-  const entry = failedEntry(target.path, mount, mount?.mountPoint ?? stuck.point ?? null, reason, listing.backend);
+  const entry = options.json ? failedEntry(target.path, mount, mount?.mountPoint ?? stuck.point ?? null, reason, listing.backend) : undefined;
   const names = { source: mount?.device ?? '-', fstype: mount?.fsType ?? '-', target: mount?.mountPoint ?? stuck.point ?? '-', file: target.file };
   // Listing every mount, df keeps quiet about one it may not read or that went
   // away after the table was read (EACCES, ENOENT: get_dev in coreutils'
@@ -122,14 +123,17 @@ export function report(listing: DfListing, options: DfOptions, output: DfOutput)
     if (item !== undefined) items.push(item);
   });
   let status = 0;
-  for (const { complaint } of items) {
+  const rows: DfRow[] = [];
+  // Indexed: an interpreted for-of makes an object per step, and there may be thousands.
+  for (let index = 0; index < items.length; index++) {
+    const { complaint, row } = items[index]!;
+    if (row !== undefined) rows.push(row);
     if (complaint === undefined) continue;
     output.stderr.write(complaint);
     status = 1;
   }
-  const rows = items.flatMap((item) => item.row ?? []);
   if (options.json) {
-    output.stdout.write(`${stringifyExact(items.map((item) => item.entry))}\n`);
+    output.stdout.write(`${stringifyExact(items.map((item) => item.entry!))}\n`);
   } else if (rows.length > 0) {
     // As df: no header over nothing.
     const usageBar = options.humanTable && output.stdout.isTTY === true;

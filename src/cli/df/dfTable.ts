@@ -50,14 +50,18 @@ function usageBar(percent: number | undefined): string {
   return `[${'█'.repeat(filled)}${'░'.repeat(BAR_CELLS - filled)}]`;
 }
 
+/**
+ * \p{Cc} (U+0000-U+001F, U+007F-U+009F) as what it is not: a property
+ * escape would cost ICU a table at every start.
+ */
+const CONTROL = /[^\u0020-\u007e\u00a0-\uffff]/;
+
 // df turns control characters into '?' (replace_control_chars in df.c), so a
 // mount point with a newline in its name cannot break the table into lines.
+// Nearly no name has one: one regular expression tells, compiled however
+// cold this code is, where a loop over the characters would run interpreted.
 function printable(text: string): string {
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return text.replace(/\p{Cc}/gu, '?');
-  }
-  return text;
+  return CONTROL.test(text) ? text.replace(/\p{Cc}/gu, '?') : text;
 }
 
 /** Formats counts as the options say (df_readable). */
@@ -176,7 +180,8 @@ function cellsOf(names: RowNames, numbers: RowNumbers, slots: readonly Slot[], f
   const usage = 'usage' in numbers ? numbers.usage : undefined;
   const bytes = usage !== undefined && format.humanBytes && bytesFit(usage) ? usage : undefined;
   let values: ReturnType<typeof fieldValues> | undefined;
-  for (const slot of slots) {
+  for (let index = 0; index < slots.length; index++) {
+    const slot = slots[index]!;
     if (slot !== 'bar' && FIELD_DATA[slot].kind === 'other') {
       cells.push(printable(names[slot as keyof RowNames]));
       continue;

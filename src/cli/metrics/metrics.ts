@@ -4,8 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { collectFilesystems } from '../../metrics/filesystemMetrics.js';
 import { MetricsServer } from '../../metrics/metricsServer.js';
-import { isLoopbackHost } from '../../transport/http/access.js';
 import type { ResourceServer } from '../../transport/http/auth/resourceServer.js';
+import { isLoopbackHost } from '../../transport/http/loopback.js';
 import { announce, protect, urlHost } from '../oauth.js';
 import { packageVersion } from '../packageVersion.js';
 import { stopSignal } from '../stopSignals.js';

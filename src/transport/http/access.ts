@@ -6,7 +6,8 @@
 // token, compared in constant time: else 401 with WWW-Authenticate.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { isIP } from 'node:net';
+
+import { isLoopbackName } from './loopback.js';
 
 export interface AccessPolicy {
   /** The server listens on loopback only: Host must name it. */
@@ -21,24 +22,11 @@ export interface Denial {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
-
-/** Whether an address or name to listen on is loopback: localhost, 127.0.0.0/8, ::1. */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[(.*)\]$/, '$1');
-  if (bare === 'localhost' || bare === '::1') return true;
-  return isIP(bare) === 4 && bare.startsWith('127.');
-}
-
 /** The host name of a Host header value ("name:port", "[v6]:port"), lower-cased. */
 function hostName(value: string): string {
   const bracketed = /^(\[[^\]]*\])(?::\d+)?$/.exec(value);
   if (bracketed) return bracketed[1]!.toLowerCase();
   return value.replace(/:\d+$/, '').toLowerCase();
-}
-
-function isLoopbackName(name: string): boolean {
-  return LOOPBACK_NAMES.has(name) || (isIP(name) === 4 && name.startsWith('127.'));
 }
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();

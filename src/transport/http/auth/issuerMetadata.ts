@@ -2,7 +2,7 @@
 // by RFC 8414 or OpenID Connect discovery in the order of 2026-07-28
 // basic/authorization/authorization-server-discovery.mdx, and the small
 // JSON fetches that read it and the documents it points to.
-import { isLoopbackHost } from '../access.js';
+import { isLoopbackHost } from '../loopback.js';
 
 /** The authorization server cannot be asked, and nothing is held: answer 503, and say when to retry. */
 export class IssuerUnavailable extends Error {
