@@ -7,7 +7,7 @@
 // the tree.
 
 import { DIRECTORY_VIEW } from '../../../apps/appViews.js';
-import { counted, grouped } from '../../../format/counted.js';
+import { counted } from '../../../format/counted.js';
 import { humanSize } from '../../../format/humanSize.js';
 import { directoryUsageWithin } from '../../../scan/directoryUsage.js';
 import type { DirectoryEntry, DirectoryUsage } from '../../../scan/types.js';
@@ -17,8 +17,6 @@ import { probeFailure } from './probeFailure.js';
 
 /** Bytes of text an answer holds at most, and about as many of structuredContent's subdirectories. */
 const TEXT_BUDGET = 16 * 1024;
-/** The progress message's count (left as it is: progress is changed apart from issue 27). */
-const count = grouped;
 const MAX_DEPTH = 3;
 const MAX_TOP = 50;
 
@@ -287,7 +285,8 @@ async function call(args: Record<string, unknown>, context: ToolContext): Promis
       signal: context.signal,
       // A directory that does not answer is given --probe-timeout, as a probe of it is.
       stallTimeout: context.probeTimeout,
-      onProgress: ({ entries, allocated }) => context.progress(entries, undefined, `walked ${count(entries)} entries, ${humanSize(allocated)} so far`),
+      onProgress: ({ entries, allocated }) =>
+        context.progress(entries, undefined, `walked ${counted(entries, 'entry', 'entries')}, ${humanSize(allocated)} so far`),
     })) as DirectoryUsage;
   } catch (error) {
     if ((error as Error | null)?.name === 'AbortError') throw error;

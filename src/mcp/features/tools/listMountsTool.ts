@@ -154,7 +154,7 @@ export const listMountsTool: Tool = {
       probed = total;
       if (done !== total && done - reported < total / 20) return;
       reported = done;
-      context.progress(done, total, `probed ${done} of ${total} file systems`);
+      context.progress(done, total, `probed ${grouped(done)} of ${counted(total, 'file system')}`);
     };
     // Each mount probed once: for df's set, the probe that found it not empty is the one shown.
     const listed = await dfMounts({ all: args.all === true, timeout, signal, include: (mountPoint) => context.roots.showsMount(mountPoint), onProgress });
@@ -162,7 +162,7 @@ export const listMountsTool: Tool = {
     // A client that asked for progress hears the total before the result,
     // however the probes came back (issue 17); with none to probe (every
     // mount outside --root), only the progress 0 every call starts with (issue 27).
-    if (reported !== probed || reported === -1) context.progress(probed, probed, `probed ${probed} of ${probed} file systems`);
+    if (reported !== probed || reported === -1) context.progress(probed, probed, `probed ${grouped(probed)} of ${counted(probed, 'file system')}`);
     return presentMounts(
       listed.map((outcome) => listedMount(outcome, timeout)),
       args,
