@@ -134,7 +134,7 @@ const GAP_RUNS = 15;
 /**
  * How much later after Node's first statement than a one-statement module's
  * the command's handlers may come, the median of the pairs. Node reads two small
- * files before them (the entry and stopSignals.js, a millisecond or two);
+ * files before them (the entry and the stop signals' chunk, a millisecond or two);
  * when it read the whole 490 KB bundle first, they came 35-60 ms later on a
  * 2-vCPU VM.
  */

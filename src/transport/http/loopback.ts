@@ -8,7 +8,7 @@ const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
 // An IPv4 address in dotted-quad form, as node:net's isIP tells one
 // (IPv4Reg in Node's lib/internal/net.js): four decimal bytes, no leading
-// zeros. test/unit/loopback.test.ts checks that the two agree.
+// zeros. test/transport/http/loopback.test.ts checks that the two agree.
 const V4_BYTE = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])';
 const IPV4 = new RegExp(`^(?:${V4_BYTE}\\.){3}${V4_BYTE}$`);
 

@@ -311,8 +311,8 @@ export const directoryUsageTool: Tool = {
   reportsProgress: true,
   description:
     'What takes the space inside a directory, as du and ncdu show it: bytes on disk and apparent, files and directories, ' +
-    'its largest subtrees (subdirectories by everything below them) with their share, the directories holding the most ' +
-    '(by the files directly in them) and the largest files anywhere below. Exact, each file counted once, symlinks not followed. ' +
+    'its largest subtrees (subdirectories by everything below them) with their share, and the largest files anywhere below; ' +
+    'structuredContent also lists the directories holding the most (by the files directly in them). Exact, each file counted once, symlinks not followed. ' +
     'A large tree takes a while: past the call budget the answer says so and the walk goes on; call again for the rest. ' +
     'Asking about a directory inside one walked before answers at once from that walk (fresh: true walks again).',
   inputSchema: {
