@@ -3,7 +3,7 @@
 import { RootPolicy } from '../../mcp/protocol/roots.js';
 import type { ServerOptions } from '../../mcp/server.js';
 import { packageVersion } from '../packageVersion.js';
-import { offeredTools } from './fleetTools.js';
+import { offeredTools } from './offeredTools.js';
 import type { ServeOptions } from './serveCommandLine.js';
 
 export type ServerSettings = Pick<ServerOptions, 'serverVersion' | 'tools' | 'probeTimeout' | 'walkBudgetMs' | 'roots' | 'logLevel'>;
