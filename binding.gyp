@@ -3,7 +3,7 @@
     {
       "target_name": "diskprobe",
       "sources": [
-        "native/addon/addon.cc", "native/addon/addon_probe.cc", "native/addon/addon_scan.cc",
+        "native/addon/addon.cc", "native/addon/addon_probe.cc", "native/addon/addon_scan.cc", "native/addon/addon_explain.cc",
         "native/probe/probe_pool.cc",
         "native/walk/scan.cc", "native/walk/scan_state.cc", "native/walk/mount_trie.cc", "native/walk/dedupe.cc", "native/walk/snapshot.cc"
       ],
@@ -20,7 +20,7 @@
         }, {
           "sources": ["native/probe/disk_usage_posix.cc", "native/probe/mount_list_posix.cc"]
         }],
-        ["OS=='linux'", {"sources": ["native/walk/scan_linux.cc", "native/walk/scan_posix.cc"]}],
+        ["OS=='linux'", {"sources": ["native/walk/scan_linux.cc", "native/walk/scan_posix.cc", "native/explain/open_files_linux.cc"]}, {"sources": ["native/explain/open_files_other.cc"]}],
         ["OS=='mac'", {"sources": ["native/walk/scan_darwin.cc", "native/walk/scan_posix.cc"]}],
         ["OS=='win'", {"sources": ["native/walk/scan_win.cc"]}],
         ["OS=='linux'", {

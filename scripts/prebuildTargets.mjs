@@ -1,7 +1,7 @@
 // What `npm run prebuilds` builds, and from what: the targets, the compiler
 // and linker flags of each, and the inputs whose hash prebuilds/MANIFEST.json
 // records. This file is one of those inputs, so a change of flags marks every
-// prebuild stale (test/unit/prebuildManifest.test.ts) until it is rebuilt.
+// prebuild stale (test/unit/prebuildBinaries.test.ts) until it is rebuilt.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,9 +10,16 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 const WALK_SOURCES = ['walk/scan.cc', 'walk/scan_state.cc', 'walk/mount_trie.cc', 'walk/dedupe.cc', 'walk/snapshot.cc'];
-const COMMON_SOURCES = ['addon/addon.cc', 'addon/addon_probe.cc', 'addon/addon_scan.cc', 'probe/probe_pool.cc', ...WALK_SOURCES];
+const COMMON_SOURCES = ['addon/addon.cc', 'addon/addon_probe.cc', 'addon/addon_scan.cc', 'addon/addon_explain.cc', 'probe/probe_pool.cc', ...WALK_SOURCES];
 const POSIX_SOURCES = [...COMMON_SOURCES, 'probe/disk_usage_posix.cc', 'probe/mount_list_posix.cc'];
-const WINDOWS_SOURCES = [...COMMON_SOURCES, 'probe/disk_usage_win.cc', 'probe/mount_list_win.cc', 'walk/scan_win.cc', 'addon/win_delay_load_hook.cc'];
+const WINDOWS_SOURCES = [
+  ...COMMON_SOURCES,
+  'probe/disk_usage_win.cc',
+  'probe/mount_list_win.cc',
+  'walk/scan_win.cc',
+  'explain/open_files_other.cc',
+  'addon/win_delay_load_hook.cc',
+];
 
 /** The flags every target compiles with: binding.gyp's defines, C++17, exceptions on (node-addon-api's NAPI_CPP_EXCEPTIONS). */
 export const COMMON_FLAGS = [
@@ -60,7 +67,11 @@ export const TARGETS = [
 /** The native sources a target compiles, relative to the project root. */
 export function sourcesOf(target) {
   const sources =
-    target.kind === 'pe' ? WINDOWS_SOURCES : [...POSIX_SOURCES, 'walk/scan_posix.cc', target.kind === 'macho' ? 'walk/scan_darwin.cc' : 'walk/scan_linux.cc'];
+    target.kind === 'pe'
+      ? WINDOWS_SOURCES
+      : target.kind === 'macho'
+        ? [...POSIX_SOURCES, 'walk/scan_posix.cc', 'walk/scan_darwin.cc', 'explain/open_files_other.cc']
+        : [...POSIX_SOURCES, 'walk/scan_posix.cc', 'walk/scan_linux.cc', 'explain/open_files_linux.cc'];
   return sources.map((name) => `native/${name}`);
 }
 

@@ -27,7 +27,7 @@ const claude = join(modules, '@anthropic-ai', 'claude-code', 'bin', 'claude.exe'
 const inspector = join(modules, '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js');
 const diskprobe = join(root, 'dist', 'bin', 'diskprobe.js');
 const pins = JSON.parse(readFileSync(join(hostsDir, 'package.json'), 'utf8')).dependencies;
-const TOOLS = ['disk_usage', 'list_mounts', 'directory_usage', 'system_info'];
+const TOOLS = ['disk_usage', 'list_mounts', 'directory_usage', 'explain_disk_usage', 'system_info'];
 const DEADLINE_MS = 60_000;
 // What a host says when it warns about a server's tools or schemas. Matched
 // against what a host prints as text (never against a JSON result, whose

@@ -1,5 +1,7 @@
 // diskprobe's public surface: disk usage, fast, exact, and never hanging.
 
+export { explainUsage } from './explain/explainUsage.js';
+export type { DeletedFile, ExplainOptions, ExplainProgress, ExplainUsage, FileHolder, HeldBy, HiddenMount, Unseen } from './explain/types.js';
 export type { MountEvent } from './probe/deadMountGuard.js';
 export { listMounts, mountsUsage } from './probe/mountProbes.js';
 export { diskUsage, diskUsageSync } from './probe/probe.js';

@@ -82,6 +82,11 @@ Addon::Addon(Napi::Env env, Napi::Object exports) {
       InstanceMethod("scanStop", &Addon::ScanStop),
       InstanceMethod("scanRelease", &Addon::ScanRelease),
       InstanceMethod("scanUnref", &Addon::ScanUnref),
+      InstanceMethod("openFilesStart", &Addon::OpenFilesStart),
+      InstanceMethod("openFilesBusy", &Addon::OpenFilesBusy),
+      InstanceMethod("openFilesResult", &Addon::OpenFilesResult),
+      InstanceMethod("openFilesRelease", &Addon::OpenFilesRelease),
+      InstanceMethod("openTreeClone", &Addon::OpenTreeClone),
   });
 }
 
@@ -125,6 +130,7 @@ void Addon::Close() {
   if (has_callback_) callback_.Abort();
   has_callback_ = false;
   scans_.Clear();  // every walk stopped and freed while the environment is still there
+  open_files_.Clear();
 }
 
 }  // namespace diskprobe

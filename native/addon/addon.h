@@ -19,6 +19,7 @@
 #include "../probe/disk_usage.h"
 #include "../probe/mount_list.h"
 #include "../probe/probe_pool.h"
+#include "addon_explain.h"
 #include "addon_scan.h"
 
 namespace diskprobe {
@@ -93,6 +94,13 @@ class Addon : public Napi::Addon<Addon> {
   Napi::Value ScanRelease(const Napi::CallbackInfo& info) { return scans_.Release(info); }
   Napi::Value ScanUnref(const Napi::CallbackInfo& info) { return scans_.Unref(info); }
 
+  // explain's scan of /proc and open_tree(2), by id: addon_explain.cc.
+  Napi::Value OpenFilesStart(const Napi::CallbackInfo& info) { return open_files_.Start(info); }
+  Napi::Value OpenFilesBusy(const Napi::CallbackInfo& info) { return open_files_.Busy(info); }
+  Napi::Value OpenFilesResult(const Napi::CallbackInfo& info) { return open_files_.Result(info); }
+  Napi::Value OpenFilesRelease(const Napi::CallbackInfo& info) { return open_files_.Release(info); }
+  Napi::Value OpenTreeClone(const Napi::CallbackInfo& info) { return OpenFilesRegistry::OpenTreeClone(info); }
+
   // Ends every probe and walk of the environment: addon.cc.
   void Close();
 
@@ -112,6 +120,7 @@ class Addon : public Napi::Addon<Addon> {
   DiskStats sync_stats_{};
   std::vector<ProbeJob*> batch_;  // reused by StatAsyncBatch
   ScanRegistry scans_;
+  OpenFilesRegistry open_files_;
   // The open root of "/" for StatBeneath, for one generation of the mount table.
   int root_fd_ = -1;
   uint64_t root_mount_id_ = 0;

@@ -3,12 +3,13 @@
 // command reads its own flags (df/, du/, serve/, metrics/).
 import { type DfOptions, parseDfCommandLine } from './df/dfCommandLine.js';
 import { type DuOptions, parseDuCommandLine } from './du/duCommandLine.js';
+import { type ExplainCommandOptions, parseExplain } from './explain/explainCommandLine.js';
 import { type MetricsOptions, parseMetrics } from './metrics/metricsCommandLine.js';
 import { parseServe, type ServeOptions } from './serve/serveCommandLine.js';
 import { UsageError } from './usageError.js';
 
 /** diskprobe's commands; each has its own options and --help. */
-const COMMANDS = ['serve', 'df', 'du', 'metrics'] as const;
+const COMMANDS = ['serve', 'df', 'du', 'explain', 'metrics'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 function isCommandName(name: string | undefined): name is CommandName {
@@ -22,11 +23,12 @@ export type Command =
   | { readonly kind: 'serve'; readonly options: ServeOptions }
   | { readonly kind: 'df'; readonly options: DfOptions }
   | { readonly kind: 'du'; readonly options: DuOptions; readonly warnings: readonly string[] }
+  | { readonly kind: 'explain'; readonly options: ExplainCommandOptions }
   | { readonly kind: 'metrics'; readonly options: MetricsOptions };
 
 /**
  * Reads `diskprobe [serve] [serve options]`, `diskprobe df [df options] [path…]`,
- * `diskprobe du [du options] [path…]`,
+ * `diskprobe du [du options] [path…]`, `diskprobe explain [options] [path]`,
  * `diskprobe metrics [options]` and `diskprobe [command] --help|--version`.
  * Throws UsageError for an unknown command or option or a bad value;
  * DfUsageError and DuUsageError, worded as GNU df and du word them, for theirs. `env` gives df its
@@ -49,6 +51,10 @@ export function parseCommandLine(args: readonly string[], env: Readonly<Record<s
   if (command === 'du') {
     const parsed = parseDuCommandLine(rest, env);
     return parsed.kind === 'help' ? { kind: 'help', topic: 'du' } : parsed;
+  }
+  if (command === 'explain') {
+    const parsed = parseExplain(rest);
+    return parsed.kind === 'help' ? { kind: 'help', topic: 'explain' } : parsed;
   }
   if (command === 'metrics') {
     const parsed = parseMetrics(rest);

@@ -13,6 +13,7 @@ const COMMANDS: ReadonlyArray<readonly [CommandName, string]> = [
   ['serve', 'Run the MCP server on stdin and stdout, or over HTTP (the default)'],
   ['df', 'Show disk usage as GNU df does, for every mount or each path given'],
   ['du', 'Show what directories take, as GNU du does, or those holding the most (--top)'],
+  ['explain', 'Account for every byte df says is used: files, deleted files still open, files under mounts'],
   ['metrics', "Print disk usage as Prometheus metrics (node_exporter's names), or serve them"],
 ];
 
@@ -168,6 +169,32 @@ answer, nothing was shown, or the command line was wrong.
 `;
 }
 
+function explainHelp(): string {
+  return `Usage: diskprobe explain [options] [PATH]
+Why df and du disagree on the file system holding PATH (default /): df's Used,
+split into the files a walk sees (du -x), deleted files still held open or
+mapped by a process, files hidden under mount points, and what is left; beside
+it, the reserve df counts as neither used nor available. Then what to do about
+each part, and what could not be seen (and why).
+
+  --json                Exact JSON instead: what explainUsage() answers
+  --timeout <ms>        Answer by then with what was measured; the walk's part
+                        then counts only what it had found (default: no limit)
+  --probe-timeout <ms>  How long the file system, a stat of a held file, or a
+                        walk may not answer before that part is given up
+                        (default ${DEFAULT_TIMEOUT_MS})
+${OWN_OPTIONS}
+
+As root it sees every process and looks beneath mount points; as another user
+it says which processes it could not read and that hidden files need
+CAP_SYS_ADMIN, and never counts what it did not see as 0. See docs/explain.md.
+
+Exit status: 0 if every part was measured, 1 if something could not be seen
+(the answer is still printed) or the file system could not be probed, 2 if the
+command line was wrong.
+`;
+}
+
 function duHelp(): string {
   return `Usage: diskprobe du [option]... [path]...
 
@@ -228,6 +255,8 @@ export function helpText(topic?: CommandName): string {
       return dfHelp();
     case 'du':
       return duHelp();
+    case 'explain':
+      return explainHelp();
     default:
       return overview();
   }

@@ -69,6 +69,10 @@ async function run(command: Command): Promise<number> {
       const { runIsolated } = await import('./isolated.js');
       return runIsolated({ command: 'df', options: command.options }, output);
     }
+    case 'explain': {
+      const { runExplain } = await import('./explain/explain.js');
+      return runExplain(command.options, output);
+    }
     case 'du': {
       // As df: here when no mount under the operands may hang, else in the worker.
       for (const warning of command.warnings) process.stderr.write(`diskprobe: ${warning}\n`);

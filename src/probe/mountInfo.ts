@@ -9,7 +9,7 @@ export function deviceKey(major: number, minor: number): number {
 
 /**
  * Undoes the octal escapes (\040 space, \011 tab, \012 newline, \134 backslash) of /proc/self/mountinfo.
- * @internal exported for the tests
+ * Exported for the tests, and for /proc/swaps (src/explain/kernelHeld.ts), which escapes names the same way.
  */
 export function decodeMountField(field: string): string {
   return field.includes('\\') ? field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8))) : field;

@@ -53,6 +53,20 @@ export interface NativeBinding {
   scanRelease(id: number): void;
   /** The walk no longer keeps the process alive. */
   scanUnref(id: number): void;
+  /**
+   * Starts a scan of /proc for deleted files still held on the file system
+   * whose superblock is device major:minor (native/explain/open_files.h), on
+   * a thread of its own that never keeps the process alive; `onDone` is
+   * called once it is done. Returns its id.
+   */
+  openFilesStart(major: number, minor: number, onDone: () => void): number;
+  /** What the scan waits on now: a stat that has not returned, or "". */
+  openFilesBusy(id: number): string;
+  /** The scan's report once it is done, else null. */
+  openFilesResult(id: number): NativeOpenFilesReport | null;
+  openFilesRelease(id: number): void;
+  /** An fd of a detached copy of the mount at `path`, without the mounts on it (open_tree(2), OPEN_TREE_CLONE), or -errno. */
+  openTreeClone(path: string): number;
   listMounts(): Array<{ mountPoint: string; device: string; fsType: string; readOnly: boolean; remote: boolean }> | null;
 }
 
@@ -67,6 +81,32 @@ interface NativeScanOptions {
   readonly maxErrors?: number;
   /** [path, major, minor, stuck]: the mount points below the start. */
   readonly mounts?: ReadonlyArray<readonly [string, number, number, boolean]>;
+}
+
+/** What a scan of /proc found (native/explain/open_files.h OpenFilesReport). */
+export interface NativeOpenFilesReport {
+  /** 0, or the errno of reading /proc (ENOSYS off Linux). */
+  readonly error: number;
+  readonly processes: number;
+  readonly descriptors: number;
+  /** Deleted files open on mounts of a namespace whose mountinfo could not be read: not placed. */
+  readonly unknownMounts: number;
+  readonly files: ReadonlyArray<{
+    readonly device: bigint;
+    readonly inode: bigint;
+    readonly allocated: bigint;
+    readonly size: bigint;
+    /** A stat answered: false for a file held by a mapping alone whose map_files link was not readable. */
+    readonly sized: boolean;
+    /** The name it had, as raw bytes. */
+    readonly path: Buffer;
+    /** [pid, fd (-1: a mapping), uid, command]. */
+    readonly holders: ReadonlyArray<readonly [number, number, number, string]>;
+  }>;
+  /** [pid, uid, errno]: processes whose fd table could not be read. */
+  readonly unreadable: ReadonlyArray<readonly [number, number, number]>;
+  /** Processes in uninterruptible sleep, whose maps were not read. */
+  readonly mapsSkipped: readonly number[];
 }
 
 /** A walk's errors and what its busy threads are on (native/walk/scan.h ScanError). */

@@ -127,7 +127,7 @@ function answerFrom(tree: ScanTree, node: number, settings: Settings, ageMs: num
  * a walk past `timeout` is left running (and kept) rather than stopped, so
  * that a later call answers from it: the MCP tool's budget.
  */
-async function directoryUsageOf(path: string, settings: Settings, keepWalking: boolean): Promise<DirectoryUsage<number | bigint>> {
+async function directoryUsageOf(path: string, settings: Settings, keepWalking: boolean, keep = true): Promise<DirectoryUsage<number | bigint>> {
   validatePath(path);
   // As fs and diskUsage(): "" is no path, not the working directory.
   if (path === '') throw codeNameError('ENOENT', 'openat', path);
@@ -138,7 +138,7 @@ async function directoryUsageOf(path: string, settings: Settings, keepWalking: b
   if (holding?.stuck) throw timeoutError(absolute, holding.mountPoint, settings.stallTimeout); // as a probe of it would
   const topFiles = Math.max(settings.top, DEFAULT_TOP);
   let entry: KeptWalk | undefined;
-  if (!settings.fresh) {
+  if (!settings.fresh && keep) {
     const found = findKeptWalk(absolute, settings.oneFileSystem, topFiles);
     if (found?.kept.tree !== undefined && found.node !== undefined) {
       return answerFrom(found.kept.tree, found.node, settings, Date.now() - found.kept.endedAt!);
@@ -157,7 +157,8 @@ async function directoryUsageOf(path: string, settings: Settings, keepWalking: b
       maxErrors: MAX_ERRORS,
       mounts: mountsFor(absolute),
     });
-    entry = keepWalk({ root: absolute, oneFileSystem: settings.oneFileSystem, topFiles, walk, tree: undefined, endedAt: undefined });
+    const made = { root: absolute, oneFileSystem: settings.oneFileSystem, topFiles, walk, tree: undefined, endedAt: undefined };
+    entry = keep ? keepWalk(made) : { ...made, lastUsed: Date.now() };
   } else {
     root = entry.root;
   }
@@ -176,6 +177,7 @@ async function directoryUsageOf(path: string, settings: Settings, keepWalking: b
     throw error;
   }
   const { tree, done, stalled } = outcome;
+  if (!keep) return answerOnce(entry, tree, settings);
   if (done) {
     walkFinished(entry, tree);
   } else if (stalled || !keepWalking) {
@@ -191,6 +193,17 @@ async function directoryUsageOf(path: string, settings: Settings, keepWalking: b
   // A walk from above that has not reached it yet.
   if (!done && !stalled) return notReachedYet(absolute, tree, settings);
   throw codeNameError('ENOENT', 'openat', absolute); // not a directory the walk met
+}
+
+/** The answer of a walk made for one call and kept by none, freed once it is read. */
+function answerOnce(entry: KeptWalk, tree: ScanTree, settings: Settings): DirectoryUsage<number | bigint> {
+  try {
+    const failed = startFailure(tree);
+    if (failed) throw failed;
+    return answerFrom(tree, tree.find('')!, settings, 0);
+  } finally {
+    entry.walk.release();
+  }
 }
 
 /** What a continuing walk from above can say of a directory it has not reached yet: nothing but that. */
@@ -243,4 +256,24 @@ export async function directoryUsageWithin(
 ): Promise<DirectoryUsage<number> | DirectoryUsage<bigint>> {
   const settings = { ...settingsOf(options), timeout: budgetMs };
   return (await directoryUsageOf(path, settings, true)) as DirectoryUsage<number> | DirectoryUsage<bigint>;
+}
+
+/**
+ * As directoryUsage(), with a walk that no later call answers from, and
+ * that takes no kept walk's place: for a tree seen through a path that
+ * means nothing after this call (explain's detached mounts, /proc/self/fd/N).
+ */
+export async function directoryUsageOnce(path: string, options: DirectoryUsageOptions & { bigint: true }): Promise<DirectoryUsage<bigint>> {
+  return (await directoryUsageOf(path, { ...settingsOf(options), fresh: true }, false, false)) as DirectoryUsage<bigint>;
+}
+
+/**
+ * What a finished kept walk (du -x) says of `path`, without walking: for a
+ * tool that can then say how far df's Used is from what the files hold.
+ * Undefined when no finished walk holds it.
+ */
+export function keptDirectoryUsage(path: string): DirectoryUsage<number> | undefined {
+  const found = findKeptWalk(resolve(path), true, DEFAULT_TOP);
+  if (found?.kept.tree === undefined || found.node === undefined) return undefined;
+  return answerFrom(found.kept.tree, found.node, settingsOf({ depth: 0 }), Date.now() - found.kept.endedAt!) as DirectoryUsage<number>;
 }

@@ -21,7 +21,7 @@ describe('diskprobe', () => {
       expect(result.status).toBe(0);
       expect(result.stdout).toMatch(/^Usage: diskprobe /);
       const commands = result.stdout.split('Commands:\n')[1]!.split('\n\n')[0]!.split('\n');
-      expect(commands.map((line) => line.trim().split(/\s+/)[0])).toEqual(['serve', 'df', 'du', 'metrics']);
+      expect(commands.map((line) => line.trim().split(/\s+/)[0])).toEqual(['serve', 'df', 'du', 'explain', 'metrics']);
       for (const line of commands) expect(line).toMatch(/^ {2}\w+ +\S.{20,}/);
       expect(result.stdout).toContain("Run 'diskprobe <command> --help'");
       // Each command's options are in its own help, not here.
@@ -37,6 +37,7 @@ describe('diskprobe', () => {
     [['serve', '-h'], 'Usage: diskprobe [serve] ', ['--probe-timeout <ms>'], ['--listen']],
     [['metrics', '--help'], 'Usage: diskprobe metrics ', ['--listen [host:]port', '--prefix <name>'], ['--probe-timeout', '--block-size']],
     [['metrics', '-h'], 'Usage: diskprobe metrics ', ['--listen [host:]port'], ['--probe-timeout']],
+    [['explain', '--help'], 'Usage: diskprobe explain ', ['--probe-timeout <ms>', '--json', '--timeout <ms>'], ['--listen', '--block-size']],
     [['df', '/', '--help'], 'Usage: diskprobe df ', ['--total'], ['--listen']],
     [['du', '--help'], 'Usage: diskprobe du ', ['--max-depth=N', '--top N', '--json', '--timeout <ms>', '--threads <n>'], ['--probe-timeout', '--output']],
     [['du', '-s', '/', '--help'], 'Usage: diskprobe du ', ['--summarize'], ['--listen']],

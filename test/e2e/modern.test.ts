@@ -76,7 +76,13 @@ describe.concurrent('MCP 2026-07-28: server/discover and results', () => {
   it('lists the tools in the same order every time, with titles, output schemas and annotations', async ({ startServer }) => {
     const server = startServer(modern);
     const first = (await server.modern('tools/list')).result!;
-    expect(first.tools.map((tool: { name: string }) => tool.name)).toEqual(['disk_usage', 'list_mounts', 'directory_usage', 'system_info']);
+    expect(first.tools.map((tool: { name: string }) => tool.name)).toEqual([
+      'disk_usage',
+      'list_mounts',
+      'directory_usage',
+      'explain_disk_usage',
+      'system_info',
+    ]);
     expect(first.tools[0]).toMatchObject({ title: expect.any(String), outputSchema: expect.any(Object), annotations: { readOnlyHint: true } });
     for (let i = 0; i < 3; i++) expect((await server.modern('tools/list')).result!.tools).toEqual(first.tools);
   });

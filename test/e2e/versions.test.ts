@@ -12,7 +12,7 @@ import { isRecord, it, LATEST_VERSION, PACKAGE_VERSION, type Result, sleep, with
 // Version names are ISO dates, so they compare as strings.
 const since = (version: ProtocolVersion, first: ProtocolVersion): boolean => version >= first;
 
-const TOOL_NAMES = ['disk_usage', 'list_mounts', 'directory_usage', 'system_info'];
+const TOOL_NAMES = ['disk_usage', 'list_mounts', 'directory_usage', 'explain_disk_usage', 'system_info'];
 /** A dead mount elsewhere on the machine (another test's) must not stall list_mounts for the default 5 s. */
 const PROBE_TIMEOUT_ARGS = ['--probe-timeout', '1000'];
 

@@ -68,7 +68,7 @@ for (const kind of ['stdio', 'http'] as const)
 
     it('lists and calls the tools, with structured content the SDK validates against outputSchema', async () => {
       const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name).sort()).toEqual(['directory_usage', 'disk_usage', 'list_mounts', 'system_info']);
+      expect(tools.map((tool) => tool.name).sort()).toEqual(['directory_usage', 'disk_usage', 'explain_disk_usage', 'list_mounts', 'system_info']);
       const usage = await client.callTool({ name: 'disk_usage', arguments: { path: '/' } });
       expect(usage.isError).toBe(false);
       expect(usage.structuredContent).toMatchObject({ mountPoint: '/', path: '/' });

@@ -136,7 +136,7 @@ for (const kind of ['stdio', 'http'] as const)
 
       it('lists and calls the tools, with structured content the SDK validates against outputSchema', async () => {
         const listed = await client.listTools();
-        expect(listed.tools.map((tool) => tool.name).sort()).toEqual(['directory_usage', 'disk_usage', 'list_mounts', 'system_info']);
+        expect(listed.tools.map((tool) => tool.name).sort()).toEqual(['directory_usage', 'disk_usage', 'explain_disk_usage', 'list_mounts', 'system_info']);
         expect(cacheHintsOf(listed)).toEqual(modern ? { ttlMs: 3_600_000, cacheScope: 'public' } : { ttlMs: undefined, cacheScope: undefined });
 
         // callTool checks structuredContent against the listed tool's outputSchema before it returns.

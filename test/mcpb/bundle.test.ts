@@ -194,7 +194,7 @@ describe.skipIf(
     try {
       // Without a Prometheus URL (the empty default), the fleet tools are not offered.
       const names = (await server.client.listTools()).tools.map((tool) => tool.name);
-      expect(names).toEqual(['disk_usage', 'list_mounts', 'directory_usage', 'system_info']);
+      expect(names).toEqual(['disk_usage', 'list_mounts', 'directory_usage', 'explain_disk_usage', 'system_info']);
       for (const root of [rootA, rootB]) {
         const usage = await server.client.callTool({ name: 'disk_usage', arguments: { path: root } });
         expect(usage.isError, textOf(usage)).toBeFalsy();

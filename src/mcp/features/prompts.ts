@@ -37,7 +37,9 @@ export function getPrompt(params: Record<string, unknown>): unknown {
             'Report which file systems are fullest, with their percentage used and space left, and point out any that do not respond. ' +
             `Then find what fills ${path === undefined ? 'the fullest ones' : 'it'} with directory_usage (start at the mount point, then drill into the largest subtrees), ` +
             'and suggest what could be cleaned up to free space, based on the largest subtrees and files it shows (caches, logs, old packages, temporary files), ' +
-            'most space first, saying which suggestions are safe and which need care.',
+            'most space first, saying which suggestions are safe and which need care. ' +
+            'If what directory_usage finds on a file system falls well short of its used space, call explain_disk_usage for it: ' +
+            'it names deleted files that processes still hold open (and how to free them), files hidden under mount points, and the root reserve.',
         },
       },
     ],

@@ -9,6 +9,7 @@ import type { VersionRules } from './versions.js';
 const INSTRUCTIONS =
   'Use disk_usage to see how full the file system holding one path is (pass unit "percent", "mib" or "mb" for a single figure), ' +
   'list_mounts for every mounted file system at once, directory_usage for what fills a directory (largest subtrees and files), ' +
+  'explain_disk_usage for why df counts more used than the files add up to (deleted files still open, files hidden under mounts, the reserve), ' +
   'and system_info for the host itself. ' +
   'Paths must be absolute, such as / or /data; relative paths are refused. ' +
   'A file system that does not answer is reported as not responding rather than waited on.';

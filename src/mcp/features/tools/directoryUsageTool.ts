@@ -9,10 +9,12 @@
 import { DIRECTORY_VIEW } from '../../../apps/appViews.js';
 import { counted } from '../../../format/counted.js';
 import { humanSize } from '../../../format/humanSize.js';
+import { diskUsage } from '../../../index.js';
 import { directoryUsageWithin } from '../../../scan/directoryUsage.js';
 import type { DirectoryEntry, DirectoryUsage } from '../../../scan/types.js';
 import type { Tool, ToolContext, ToolResult } from '../../protocol/tool.js';
 import { ABSOLUTE_PATH_PATTERN } from '../absolutePath.js';
+import { dfGapNote } from './dfGap.js';
 import { probeFailure } from './probeFailure.js';
 
 /** Bytes of text an answer holds at most, and about as many of structuredContent's subdirectories. */
@@ -301,7 +303,14 @@ async function call(args: Record<string, unknown>, context: ToolContext): Promis
   const rest = Buffer.byteLength(JSON.stringify({ ...whole, children: [] }));
   const { children, others } = withinBudget(picked.children, picked.others, Math.max(1024, TEXT_BUDGET - rest - 512), apparent);
   const structured = { ...whole, children, ...(others && { others }) };
-  return { text: describeUsage(structured, apparent), structured };
+  const text = describeUsage(structured, apparent);
+  // A whole file system walked: when its files fall well short of df's Used, say where to look.
+  if (usage.complete && args.one_file_system !== false) {
+    const fs = await diskUsage(usage.path, { timeout: context.probeTimeout, signal: context.signal }).catch(() => undefined);
+    const gap = fs?.mountPoint === usage.path ? dfGapNote(fs.used, usage.allocated, usage.path) : undefined;
+    if (gap !== undefined) return { text: `${text}\n${gap}`, structured };
+  }
+  return { text, structured };
 }
 
 export const directoryUsageTool: Tool = {

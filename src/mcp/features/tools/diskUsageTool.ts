@@ -2,8 +2,10 @@
 import { humanSize } from '../../../format/humanSize.js';
 import { usePercent } from '../../../format/usePercent.js';
 import { diskUsage } from '../../../index.js';
+import { keptDirectoryUsage } from '../../../scan/directoryUsage.js';
 import type { Tool } from '../../protocol/tool.js';
 import { ABSOLUTE_PATH_PATTERN } from '../absolutePath.js';
+import { dfGapNote } from './dfGap.js';
 import { probeFailure } from './probeFailure.js';
 import { USAGE_SCHEMA, usageData } from './usageSchema.js';
 
@@ -48,6 +50,10 @@ export const diskUsageTool: Tool = {
           `${usage.mountPoint ?? path} (${usage.fsType ?? 'unknown type'}): ${usePercent(usage.usedPercent)} used, ` +
           `${humanSize(usage.used)} used, ${humanSize(usage.available)} available, ${humanSize(usage.total)} total. ` +
           'directory_usage shows what fills it.';
+        // A walk of the whole file system kept from before: if its files fall well short of Used, say where to look.
+        const walked = usage.mountPoint === null ? undefined : keptDirectoryUsage(usage.mountPoint);
+        const gap = walked?.complete ? dfGapNote(usage.used, walked.allocated, usage.mountPoint!) : undefined;
+        if (gap !== undefined) text += ` ${gap}`;
       }
       return { text, structured: usageData(usage) };
     } catch (error) {
