@@ -18,6 +18,7 @@ const VIEW_BUDGET = 60_000;
 const VIEWS = [
   { name: 'directory-usage', entry: 'views/directoryUsage.ts', title: 'What fills a directory' },
   { name: 'mounts', entry: 'views/mounts.ts', title: 'How full each mount is' },
+  { name: 'explain', entry: 'views/explain.ts', title: 'Why df and du disagree' },
 ];
 
 const css = readFileSync(join(root, 'views', 'view.css'), 'utf8');

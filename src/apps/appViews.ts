@@ -1,6 +1,6 @@
 // MCP Apps, the extension io.modelcontextprotocol/ui (ext-apps,
 // specification/2026-01-26/apps.mdx), on the server's side: whether a host
-// renders apps, the two views as UI resources, and the link a tool carries
+// renders apps, the views as UI resources, and the link a tool carries
 // to its view. The views themselves are web pages built from views/ into
 // dist/views/ (scripts/bundle-views.mjs); they get their data from the tool
 // results the host hands them, and nothing from anywhere else.
@@ -39,7 +39,15 @@ export const MOUNTS_VIEW: AppView = {
   file: 'mounts.html',
 };
 
-const VIEWS: readonly AppView[] = [DIRECTORY_VIEW, MOUNTS_VIEW];
+export const EXPLAIN_VIEW: AppView = {
+  uri: 'ui://diskprobe/explain',
+  name: 'explain',
+  title: 'Why df and du disagree',
+  description: "An explain_disk_usage result as one stacked bar of df's Used: visible files, deleted files still open, hidden files, the rest",
+  file: 'explain.html',
+};
+
+const VIEWS: readonly AppView[] = [DIRECTORY_VIEW, MOUNTS_VIEW, EXPLAIN_VIEW];
 
 /**
  * The resource's `_meta.ui`, on its listing and its contents alike (the

@@ -17,7 +17,11 @@ import { PROTOCOL_VERSIONS, type ProtocolVersion } from '../helpers/mcpSchema.js
 const UI_EXTENSION = 'io.modelcontextprotocol/ui';
 const UI_MIME_TYPE = 'text/html;profile=mcp-app';
 const RENDERS_APPS = { extensions: { [UI_EXTENSION]: { mimeTypes: [UI_MIME_TYPE] } } };
-const VIEW_OF = { directory_usage: 'ui://diskprobe/directory-usage', list_mounts: 'ui://diskprobe/mounts' } as const;
+const VIEW_OF = {
+  directory_usage: 'ui://diskprobe/directory-usage',
+  list_mounts: 'ui://diskprobe/mounts',
+  explain_disk_usage: 'ui://diskprobe/explain',
+} as const;
 const VIEW_BUDGET = 60_000;
 
 const appsSchema = JSON.parse(readFileSync(createRequire(import.meta.url).resolve('@modelcontextprotocol/ext-apps/schema.json'), 'utf8')) as {

@@ -6,6 +6,7 @@
 // areas in proportion to sizes (within 2%), the labels, a click that calls
 // directory_usage through the host and redraws, the dark theme, and that no
 // request leaves the page. Screenshots go to test-artifacts/.
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -37,6 +38,9 @@ const chromiumSkipReason =
       : undefined;
 const UI = { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } };
 const ARTIFACTS = join(projectRoot, 'test-artifacts');
+/** A python3 script: writes argv[2] bytes to argv[1], deletes it, says so, and holds it open. */
+const HOLD_DELETED =
+  "import os,sys,time\nf=open(sys.argv[1],'wb')\nf.write(os.urandom(int(sys.argv[2])))\nf.flush()\nos.unlink(sys.argv[1])\nprint('ready',flush=True)\ntime.sleep(600)\n";
 /** How far a tile's share of the map may be from its share of the bytes. */
 const AREA_TOLERANCE = 0.02;
 
@@ -294,6 +298,56 @@ describe.skipIf(announceSkip('MCP Apps views in chromium', chromiumSkipReason))(
       expect(rows.filter((row) => row.text.includes('of inodes used')).map((row) => row.mountPoint)).toEqual([join(base, 'crowded')]);
       if (dead !== undefined) expect(rows.find((row) => row.mountPoint === dead!.dir)!.text).toContain('not responding');
       await (await page.$('iframe'))!.screenshot({ path: join(ARTIFACTS, 'mounts.png') });
+      expect(external).toEqual([]);
+      await page.close();
+    });
+  });
+
+  describe.skipIf(announceSkip('the explain view on a tmpfs', rootSkipReason))("explain: df's Used as one stacked bar", () => {
+    const mounts: TestMount[] = [];
+    let disk: string;
+    let holder: ChildProcess | undefined;
+    beforeAll(async () => {
+      const mount = mountTmpfs('size=64M');
+      mounts.push(mount);
+      disk = mount.dir;
+      writeFileSync(join(disk, 'visible.bin'), Buffer.alloc(6 * 2 ** 20, 1));
+      mkdirSync(join(disk, 'covered'));
+      writeFileSync(join(disk, 'covered', 'under.bin'), Buffer.alloc(2 * 2 ** 20, 2));
+      mounts.push(mountTmpfs('size=4M', join(disk, 'covered')));
+      // A process that holds a deleted 4 MiB file open.
+      holder = spawn('python3', ['-c', HOLD_DELETED, join(disk, 'held.log'), String(4 * 2 ** 20)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      await new Promise((resolve) => holder!.stdout!.once('data', resolve));
+    }, 60_000);
+    afterAll(() => {
+      holder?.kill('SIGKILL');
+      for (const mount of mounts.reverse()) mount.cleanup();
+    });
+
+    it('draws each part as wide as its share of Used, names them, and lists the advice', async () => {
+      const { page, external } = await hostPage();
+      const input = { path: disk };
+      const result = await call('explain_disk_usage', input);
+      const frame = await render(page, 'ui://diskprobe/explain', input, result);
+      await frame.waitForSelector('.stacked .segment');
+      const { segments, total } = await frame.$eval('.stacked', (bar) => ({
+        total: bar.getBoundingClientRect().width,
+        segments: [...bar.querySelectorAll('.segment')].map((segment) => ({
+          part: segment.getAttribute('data-part')!,
+          bytes: Number(segment.getAttribute('data-bytes')),
+          width: segment.getBoundingClientRect().width,
+        })),
+      }));
+      const used = result.structuredContent!.used as number;
+      expect(segments.map((segment) => segment.part)).toEqual(['visible', 'deleted', 'hidden']);
+      for (const segment of segments) expect(Math.abs(segment.width / total - segment.bytes / used), segment.part).toBeLessThan(AREA_TOLERANCE);
+      expect(segments.find((segment) => segment.part === 'deleted')!.bytes).toBe(4 * 2 ** 20);
+      const legend = await frame.$$eval('.legend .part', (items) => items.map((item) => item.textContent!));
+      expect(legend).toHaveLength(4);
+      expect(legend[1]).toMatch(/^deleted, still open 4\.0M · \d+\.\d%$/);
+      const advice = await frame.$$eval('.advice li', (items) => items.map((item) => item.textContent!));
+      expect(advice[0]).toContain(`held.log, deleted, still open in python3 (pid ${holder!.pid})`);
+      await (await page.$('iframe'))!.screenshot({ path: join(ARTIFACTS, 'explain.png') });
       expect(external).toEqual([]);
       await page.close();
     });

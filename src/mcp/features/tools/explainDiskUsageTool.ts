@@ -3,6 +3,7 @@
 // parts that sum to df's Used, what to do, and what could not be seen. The
 // walk runs within the call's budget (--walk-budget): past it the answer
 // is partial, says so first, and the walk goes on for the next call.
+import { EXPLAIN_VIEW } from '../../../apps/appViews.js';
 import { explainUsageWithin } from '../../../explain/explainUsage.js';
 import { explanationText } from '../../../explain/explanationText.js';
 import type { ExplainUsage } from '../../../explain/types.js';
@@ -88,6 +89,7 @@ async function call(args: Record<string, unknown>, context: ToolContext): Promis
 export const explainDiskUsageTool: Tool = {
   name: 'explain_disk_usage',
   title: 'Why df and du disagree',
+  view: EXPLAIN_VIEW,
   reportsProgress: true,
   description:
     'Accounts for every byte df counts as used on the file system holding a path: the files a walk sees (du -x), deleted files that processes still hold open ' +
