@@ -10,7 +10,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -18,6 +17,7 @@
 #include <vector>
 
 #include "open_files.h"
+#include "proc_read.h"
 
 #ifndef SYS_open_tree
 #define SYS_open_tree 428  // the same on every architecture (asm-generic numbering, Linux 5.2)
@@ -33,73 +33,8 @@ namespace {
 constexpr char kDeleted[] = " (deleted)";
 constexpr size_t kDeletedLength = sizeof kDeleted - 1;
 
-// The whole of a small /proc file, read relative to `dir`; empty when unreadable.
-std::string ReadAt(int dir, const char* name) {
-  std::string text;
-  int fd = openat(dir, name, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return text;
-  char buffer[8192];
-  for (;;) {
-    ssize_t got = read(fd, buffer, sizeof buffer);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    text.append(buffer, static_cast<size_t>(got));
-  }
-  close(fd);
-  return text;
-}
-
 bool EndsDeleted(const std::string& link) {
   return link.size() > kDeletedLength && link[0] == '/' && link.compare(link.size() - kDeletedLength, kDeletedLength, kDeleted) == 0;
-}
-
-// The superblock device of each mount id, from one mount namespace's mountinfo.
-using MountDevices = std::unordered_map<uint32_t, dev_t>;
-
-MountDevices ParseMountInfo(const std::string& text) {
-  MountDevices devices;
-  size_t at = 0;
-  while (at < text.size()) {
-    size_t end = text.find('\n', at);
-    if (end == std::string::npos) end = text.size();
-    unsigned id = 0, parent = 0, major = 0, minor = 0;
-    if (sscanf(text.c_str() + at, "%u %u %u:%u", &id, &parent, &major, &minor) == 4) devices[id] = makedev(major, minor);
-    at = end + 1;
-  }
-  return devices;
-}
-
-// Mount ids are global, but mountinfo lists only one namespace's: a process
-// in a container holds files on mounts this process's mountinfo does not
-// list. Each namespace is read once, through a process in it.
-class MountNamespaces {
- public:
-  // The superblock device of mount `id` as the process at `pid_dir` sees it; 0 when unknown.
-  dev_t DeviceOf(int pid_dir, uint32_t id) {
-    struct stat ns;
-    if (fstatat(pid_dir, "ns/mnt", &ns, 0) != 0) return 0;
-    auto found = namespaces_.find(ns.st_ino);
-    if (found == namespaces_.end()) found = namespaces_.emplace(ns.st_ino, ParseMountInfo(ReadAt(pid_dir, "mountinfo"))).first;
-    auto device = found->second.find(id);
-    return device == found->second.end() ? 0 : device->second;
-  }
-
- private:
-  std::map<ino_t, MountDevices> namespaces_;
-};
-
-// The mount id fdinfo gives an fd ("mnt_id:\t42"), or -1.
-long MountIdOf(int fdinfo_dir, const char* fd) {
-  std::string info = ReadAt(fdinfo_dir, fd);
-  size_t at = info.find("mnt_id:");
-  return at == std::string::npos ? -1 : strtol(info.c_str() + at + 7, nullptr, 10);
-}
-
-// The state letter of /proc/<pid>/stat (after the command, which may hold spaces and parentheses).
-char StateOf(int pid_dir) {
-  std::string stat = ReadAt(pid_dir, "stat");
-  size_t end = stat.rfind(')');
-  return end == std::string::npos || end + 2 >= stat.size() ? '?' : stat[end + 2];
 }
 
 struct Process {
@@ -108,7 +43,7 @@ struct Process {
   std::string command;
 };
 
-// The scan of one run: what it has found, by inode.
+// The scan of one run: what it has found, each inode once.
 class Finder {
  public:
   Finder(OpenFilesScan* scan, OpenFilesReport* report, dev_t target) : scan_(scan), report_(report), target_(target) {}
@@ -117,7 +52,8 @@ class Finder {
     int pid_dir = openat(proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (pid_dir < 0) return;  // gone
     struct stat owner;
-    if (fstat(pid_dir, &owner) != 0) {
+    TaskState task = StateOf(pid_dir);
+    if (fstat(pid_dir, &owner) != 0 || (task.flags & kKernelThread) != 0) {
       close(pid_dir);
       return;
     }
@@ -125,22 +61,29 @@ class Finder {
     if (!command.empty() && command.back() == '\n') command.pop_back();
     struct Process process = {static_cast<int32_t>(atoi(name)), static_cast<uint32_t>(owner.st_uid), std::move(command)};
     report_->processes += 1;
-    char state = StateOf(pid_dir);
-    int listed = Descriptors(pid_dir, "fd", "fdinfo", process);
+    std::string path = std::string("/proc/") + name;
+    int listed = Descriptors(pid_dir, process);
     // The leader has exited (a zombie) while its threads run on: its fd
-    // table is gone from /proc/<pid>/fd, and a live thread's still holds it.
-    if (listed == 0 && state == 'Z') ThreadDescriptors(pid_dir, process);
-    // Reading maps takes the process's mmap lock, which a process in
-    // uninterruptible sleep may hold for as long as its I/O waits.
-    if (state == 'D') report_->mapsSkipped.push_back(process.pid);
-    else Mappings(pid_dir, process);
+    // table and its memory are gone from /proc/<pid>, and a live thread's
+    // still has both, at /proc/<tid> (which has map_files, where
+    // /proc/<pid>/task/<tid> has not).
+    if (listed == 0 && task.state == 'Z') {
+      int thread_dir = LiveThread(proc, pid_dir, process, &path);
+      if (thread_dir >= 0) {
+        Descriptors(thread_dir, process);
+        Mappings(thread_dir, path, StateOf(thread_dir).state, process);
+        close(thread_dir);
+      }
+    } else {
+      Mappings(pid_dir, path, task.state, process);
+    }
     close(pid_dir);
   }
 
  private:
-  // The deleted files of one fd table; how many fds it listed, or -1.
-  int Descriptors(int base, const char* fd_name, const char* info_name, const struct Process& process) {
-    int fd_dir = openat(base, fd_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  // The deleted files of the fd table of the process or thread at `task_dir`; how many fds it listed, or -1.
+  int Descriptors(int task_dir, const struct Process& process) {
+    int fd_dir = openat(task_dir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd_dir < 0) {
       if (errno != ENOENT) report_->unreadable.push_back({process.pid, process.uid, errno});
       return -1;
@@ -162,9 +105,9 @@ class Finder {
       if (length <= 0) continue;
       std::string target(link, static_cast<size_t>(length));
       if (!EndsDeleted(target)) continue;
-      if (info_dir < 0) info_dir = openat(base, info_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (info_dir < 0) info_dir = openat(task_dir, "fdinfo", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
       long mount_id = info_dir < 0 ? -1 : MountIdOf(info_dir, entry->d_name);
-      dev_t device = mount_id < 0 ? 0 : namespaces_.DeviceOf(base, static_cast<uint32_t>(mount_id));
+      dev_t device = mount_id < 0 ? 0 : namespaces_.DeviceOf(task_dir, static_cast<uint32_t>(mount_id));
       if (device == 0) {
         report_->unknownMounts += 1;
         continue;
@@ -183,27 +126,43 @@ class Finder {
     return listed;
   }
 
-  void ThreadDescriptors(int pid_dir, const struct Process& process) {
+  // /proc/<tid> of a live thread of a process whose leader has exited, and its path; -1 when there is none.
+  int LiveThread(int proc, int pid_dir, const struct Process& process, std::string* path) {
     int tasks = openat(pid_dir, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (tasks < 0) return;
+    if (tasks < 0) return -1;
     DIR* listing = fdopendir(tasks);
     if (listing == nullptr) {
       close(tasks);
-      return;
+      return -1;
     }
+    int found = -1;
     while (struct dirent* entry = readdir(listing)) {
       if (entry->d_name[0] == '.' || atoi(entry->d_name) == process.pid) continue;
-      std::string fd = std::string(entry->d_name) + "/fd", info = std::string(entry->d_name) + "/fdinfo";
-      if (Descriptors(tasks, fd.c_str(), info.c_str(), process) > 0) break;  // threads share one table
+      int thread_dir = openat(proc, entry->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (thread_dir < 0) continue;
+      if (StateOf(thread_dir).state == 'Z') {
+        close(thread_dir);
+        continue;
+      }
+      *path = std::string("/proc/") + entry->d_name;
+      found = thread_dir;  // threads share one fd table and one memory
+      break;
     }
     closedir(listing);
+    return found;
   }
 
   // Deleted files mapped on this file system: maps gives the superblock device and inode of each.
-  void Mappings(int pid_dir, const struct Process& process) {
-    scan_->SetBusy("/proc/" + std::to_string(process.pid) + "/maps");
-    std::string maps = ReadAt(pid_dir, "maps");
-    scan_->SetBusy("");
+  void Mappings(int task_dir, const std::string& task_path, char state, const struct Process& process) {
+    std::string maps;
+    if (state != 'D') {
+      scan_->SetBusy(task_path + "/maps");
+      maps = ReadAt(task_dir, "maps");
+      scan_->SetBusy("");
+    } else if (!ReadMapsWithin(task_path + "/maps", &maps)) {
+      report_->mapsSkipped.push_back(process.pid);
+      return;
+    }
     size_t at = 0;
     while (at < maps.size()) {
       size_t end = maps.find('\n', at);
@@ -219,55 +178,63 @@ class Finder {
       std::string path = line.substr(line.find('/'));
       path.resize(path.size() - kDeletedLength);
       FileHolder holder{process.pid, -1, process.uid, process.command};
-      if (AddMapping(inode, holder)) continue;
+      // Sized through map_files where that is readable: its st_dev tells btrfs subvolumes apart.
       struct stat st;
       std::string link = std::string("map_files/") + range;
-      scan_->SetBusy("/proc/" + std::to_string(process.pid) + "/" + link + " (" + path + ")");
-      int status = fstatat(pid_dir, link.c_str(), &st, 0);
+      scan_->SetBusy(task_path + "/" + link + " (" + path + ")");
+      int status = fstatat(task_dir, link.c_str(), &st, 0);
       scan_->SetBusy("");
       if (status == 0) {
         if (st.st_nlink == 0) Hold(st, path, holder);
         continue;
       }
       // map_files wants more privilege than maps: known to be held, not how much.
+      auto unsized = unsized_.find(inode);
+      if (unsized != unsized_.end()) {
+        AddHolder(report_->files[unsized->second], holder);
+        continue;
+      }
       DeletedFile file;
       file.inode = inode;
       file.path = path;
       file.holders.push_back(holder);
-      by_inode_[inode] = report_->files.size();
+      unsized_[inode] = report_->files.size();
       report_->files.push_back(std::move(file));
     }
   }
 
-  // A mapping of a file already found (by an fd, or by another mapping): true when it was.
-  bool AddMapping(uint64_t inode, const FileHolder& holder) {
-    auto found = by_inode_.find(inode);
-    if (found == by_inode_.end()) return false;
-    auto& holders = report_->files[found->second].holders;
-    for (const FileHolder& held : holders) {
-      if (held.pid == holder.pid) return true;
+  // One holder more: a process once, by its fd where it has one (a mapping alone says fd -1).
+  static void AddHolder(DeletedFile& file, FileHolder holder) {
+    for (FileHolder& held : file.holders) {
+      if (held.pid != holder.pid) continue;
+      if (holder.fd == -1 || held.fd == holder.fd) return;
+      if (held.fd == -1) {
+        held.fd = holder.fd;
+        return;
+      }
     }
-    holders.push_back(holder);
-    return true;
+    file.holders.push_back(std::move(holder));
   }
 
+  // A deleted file stat'ed, through an fd or a mapping: each (st_dev, st_ino) once.
   void Hold(const struct stat& st, std::string path, FileHolder holder) {
-    auto found = by_inode_.find(st.st_ino);
-    if (found != by_inode_.end()) {
+    auto key = std::make_pair(static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino));
+    auto found = by_key_.find(key);
+    if (found == by_key_.end()) {
+      // First met as a mapping that could not be sized (by inode alone: what maps gives).
+      auto unsized = unsized_.find(st.st_ino);
+      if (unsized != unsized_.end()) {
+        found = by_key_.emplace(key, unsized->second).first;
+        unsized_.erase(unsized);
+      }
+    }
+    if (found != by_key_.end()) {
       DeletedFile& file = report_->files[found->second];
-      if (!file.sized) {  // first met as a mapping that could not be sized
-        file.sized = true;
-        file.device = st.st_dev;
-        file.allocated = static_cast<uint64_t>(st.st_blocks) * 512;
-        file.size = static_cast<uint64_t>(st.st_size);
-      }
-      for (FileHolder& held : file.holders) {
-        if (held.pid == holder.pid && (held.fd == holder.fd || held.fd == -1)) {
-          held.fd = holder.fd;  // a mapping's holder, now known by an fd
-          return;
-        }
-      }
-      file.holders.push_back(std::move(holder));
+      file.sized = true;
+      file.device = st.st_dev;
+      file.allocated = static_cast<uint64_t>(st.st_blocks) * 512;
+      file.size = static_cast<uint64_t>(st.st_size);
+      AddHolder(file, std::move(holder));
       return;
     }
     DeletedFile file;
@@ -278,7 +245,7 @@ class Finder {
     file.sized = true;
     file.path = std::move(path);
     file.holders.push_back(std::move(holder));
-    by_inode_[st.st_ino] = report_->files.size();
+    by_key_.emplace(key, report_->files.size());
     report_->files.push_back(std::move(file));
   }
 
@@ -286,7 +253,8 @@ class Finder {
   OpenFilesReport* report_;
   dev_t target_;
   MountNamespaces namespaces_;
-  std::unordered_map<uint64_t, size_t> by_inode_;
+  std::map<std::pair<uint64_t, uint64_t>, size_t> by_key_;  // stat'ed files, by (st_dev, st_ino)
+  std::unordered_map<uint64_t, size_t> unsized_;             // mapped files not sized, by the inode maps gives
 };
 
 }  // namespace

@@ -184,7 +184,8 @@ async function explain(path: string, settings: Settings): Promise<ExplainUsage<n
 export function explainUsage(path: string, options: ExplainOptions & { bigint: true }): Promise<ExplainUsage<bigint>>;
 export function explainUsage(path: string, options?: (ExplainOptions & { bigint?: false }) | null): Promise<ExplainUsage<number>>;
 export function explainUsage(path: string, options?: ExplainOptions | null): Promise<ExplainUsage<number> | ExplainUsage<bigint>>;
-export function explainUsage(path: string, options?: ExplainOptions | null): Promise<ExplainUsage<number> | ExplainUsage<bigint>> {
+export async function explainUsage(path: string, options?: ExplainOptions | null): Promise<ExplainUsage<number> | ExplainUsage<bigint>> {
+  // Inside the promise: a bad option rejects, as a bad path does (and as directoryUsage's do).
   return explain(path, settingsOf(options));
 }
 
@@ -193,6 +194,6 @@ export function explainUsage(path: string, options?: ExplainOptions | null): Pro
  * tool): past `budgetMs` the walk answers with what it has found so far and
  * goes on, and the next call answers from it.
  */
-export function explainUsageWithin(path: string, budgetMs: number, options?: ExplainOptions | null): Promise<ExplainUsage<number> | ExplainUsage<bigint>> {
+export async function explainUsageWithin(path: string, budgetMs: number, options?: ExplainOptions | null): Promise<ExplainUsage<number> | ExplainUsage<bigint>> {
   return explain(path, settingsOf(options, budgetMs));
 }

@@ -66,9 +66,9 @@ function waitForScan(major: number, minor: number, limits: Limits): Promise<Nati
   });
 }
 
-function heldBy(path: string, holders: readonly FileHolder[]): HeldBy {
-  // An O_TMPFILE file never had a name: the kernel shows its directory and "#inode".
-  if (/\/#\d+$/.test(path)) return 'tmpfile';
+function heldBy(path: string, inode: bigint, holders: readonly FileHolder[]): HeldBy {
+  // An O_TMPFILE file never had a name: the kernel shows its directory and "#<its inode>" (a file named "#12" is not one).
+  if (path.endsWith(`/#${inode}`)) return 'tmpfile';
   return holders.every((holder) => holder.fd === null) ? 'mapped' : 'open';
 }
 
@@ -129,7 +129,7 @@ function shape(report: NativeOpenFilesReport): RawDeletedFile[] {
   return report.files.map((file) => {
     const path = file.path.toString('utf8');
     const holders = file.holders.map(([pid, fd, uid, command]) => ({ pid, command, user: user(uid), uid, fd: fd < 0 ? null : fd }));
-    return { path, allocated: file.allocated, size: file.size, inode: file.inode, sized: file.sized, heldBy: heldBy(path, holders), holders };
+    return { path, allocated: file.allocated, size: file.size, inode: file.inode, sized: file.sized, heldBy: heldBy(path, file.inode, holders), holders };
   });
 }
 

@@ -43,7 +43,7 @@ function loopBacked(table: MountTable, target: MountEntry): RawDeletedFile[] {
     const sectors = BigInt(readText(`/sys/block/${device}/size`)?.trim() || '0');
     const offset = BigInt(readText(`/sys/block/${device}/loop/offset`)?.trim() || '0');
     const size = sectors * 512n + offset;
-    found.push({ path, allocated: 0n, size, inode: 0n, sized: false, heldBy: 'loop', holders: [], device: `/dev/${device}` });
+    found.push({ path, allocated: 0n, size, inode: null, sized: false, heldBy: 'loop', holders: [], device: `/dev/${device}` });
   }
   return found;
 }
@@ -61,7 +61,7 @@ function swapFiles(table: MountTable, target: MountEntry): RawDeletedFile[] {
     const path = name.slice(0, -DELETED.length);
     if (!onFileSystem(table, path, target)) continue;
     const size = BigInt(fields[2]!) * 1024n;
-    found.push({ path, allocated: 0n, size, inode: 0n, sized: false, heldBy: 'swap', holders: [], device: 'swap' });
+    found.push({ path, allocated: 0n, size, inode: null, sized: false, heldBy: 'swap', holders: [], device: 'swap' });
   }
   return found;
 }

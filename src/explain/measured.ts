@@ -7,7 +7,8 @@ export interface RawDeletedFile {
   readonly path: string;
   readonly allocated: bigint;
   readonly size: bigint;
-  readonly inode: bigint;
+  /** null where unknown (a loop device's or swap's file: no fd to stat). */
+  readonly inode: bigint | null;
   readonly sized: boolean;
   readonly heldBy: HeldBy;
   readonly holders: readonly FileHolder[];

@@ -20,7 +20,7 @@ export function numbered(raw: RawExplanation, bigint: boolean): ExplainUsage<num
     path: found.path,
     bytes: found.sized ? n(found.allocated) : null,
     apparent: found.sized || found.heldBy === 'loop' || found.heldBy === 'swap' ? n(found.size) : null,
-    inode: n(found.inode),
+    inode: maybe(found.inode),
     heldBy: found.heldBy,
     holders: found.holders,
     ...(found.device !== undefined && { device: found.device }),

@@ -56,7 +56,8 @@ export interface DeletedFile<N extends number | bigint = number> {
   readonly bytes: N | null;
   /** Bytes: st_size, or the device's size (loop, swap); null where unknown. */
   readonly apparent: N | null;
-  readonly inode: N;
+  /** Its inode number; null where unknown (loop, swap). */
+  readonly inode: N | null;
   readonly heldBy: HeldBy;
   /** Who holds it: empty for a loop device or swap, which the kernel holds. */
   readonly holders: readonly FileHolder[];

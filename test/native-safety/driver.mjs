@@ -4,8 +4,9 @@
 // binding, on every path the addon has: good paths, error paths, long and
 // non-ASCII paths, many concurrent asynchronous probes in several lanes,
 // timeouts and abandon(), the mount list and the mount-table watcher, the
-// thread-safe callback with ref/unref, and environment teardown (workers that
-// end, and workers terminated with probes in flight or stuck in the kernel).
+// thread-safe callback with ref/unref, explain's scan of /proc and open_tree
+// (native/explain/), and environment teardown (workers that end, and workers
+// terminated with probes in flight or stuck in the kernel).
 //
 //   node driver.mjs --root <package copy> [--scale <n>] [--dead <dir>] [--dead-pid <pid>] [--tmpfs <dir>]...
 //   node driver.mjs --canary <canary.node>     (the checker's self-test)
@@ -14,7 +15,7 @@
 // every step ran, and ends by itself (no process.exit) so that Node tears the
 // environment down and the addon's cleanup runs before the leak check.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -282,6 +283,50 @@ async function main() {
       events.some((event) => event.type === 'stuck'),
       'a stuck event was sent',
     );
+  }
+
+  // ------------------------------------------------ explain: the /proc scan and open_tree
+  if (typeof raw.openFilesStart === 'function') {
+    // A deleted file this process holds, on a tmpfs lane where there is one (a walk of / under valgrind would take minutes).
+    const on = tmpfs[0] ?? scratch;
+    const held = join(on, 'held.bin');
+    writeFileSync(held, Buffer.alloc(1 << 20, 3));
+    const fd = openSync(held, 'r');
+    unlinkSync(held);
+    if (tmpfs.length > 0) {
+      const why = await api.explainUsage(on, { timeout: 60000 });
+      check(
+        why.deletedOpen?.files.some((file) => file.path === held && file.bytes === 1 << 20),
+        'explainUsage finds the deleted file this process holds',
+      );
+    }
+    // Scans at once, some released before they are done, some read after.
+    const ids = [];
+    for (let i = 0; i < 6 * scale; i++) ids.push(raw.openFilesStart(0, 0, () => {}));
+    for (const id of ids.slice(0, 3)) raw.openFilesRelease(id);
+    await sleep(500);
+    for (const id of ids) {
+      raw.openFilesBusy(id);
+      raw.openFilesResult(id);
+      raw.openFilesRelease(id);
+    }
+    check(raw.openFilesResult(987654) === null && raw.openFilesBusy(987654) === '', 'an explain scan id never given answers nothing');
+    for (const bad of [['x', 0, () => {}], [0, 0, 'not a function'], []]) {
+      try {
+        raw.openFilesStart(...bad);
+      } catch {
+        // refused: what matters is that nothing leaks
+      }
+    }
+    for (const path of ['/', on, '/nonexistent', '', 42]) {
+      try {
+        const clone = raw.openTreeClone(path);
+        if (clone >= 0) closeSync(clone);
+      } catch {
+        // a number is no path
+      }
+    }
+    closeSync(fd);
   }
 
   // ------------------------------------------------ workers: own instances, raw binding, teardown

@@ -34,7 +34,7 @@ const DELETED_FILE = {
     path: { type: 'string', description: 'The name it had' },
     bytes: nullableBytes('Bytes on disk (st_blocks × 512); null where it could not be sized'),
     apparent: nullableBytes('Bytes: st_size, or the device size (loop, swap); null where unknown'),
-    inode: { type: 'integer' },
+    inode: orNull({ type: 'integer' }, 'Its inode number; null where unknown (loop, swap)'),
     heldBy: { type: 'string', enum: ['open', 'mapped', 'tmpfile', 'loop', 'swap'] },
     holders: { type: 'array', items: HOLDER },
     device: { type: 'string' },
