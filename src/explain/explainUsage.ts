@@ -194,6 +194,10 @@ export async function explainUsage(path: string, options?: ExplainOptions | null
  * tool): past `budgetMs` the walk answers with what it has found so far and
  * goes on, and the next call answers from it.
  */
-export async function explainUsageWithin(path: string, budgetMs: number, options?: ExplainOptions | null): Promise<ExplainUsage<number> | ExplainUsage<bigint>> {
+export async function explainUsageWithin(
+  path: string,
+  budgetMs: number,
+  options?: ExplainOptions | null,
+): Promise<ExplainUsage<number> | ExplainUsage<bigint>> {
   return explain(path, settingsOf(options, budgetMs));
 }

@@ -327,6 +327,7 @@ async function main() {
       }
     }
     closeSync(fd);
+    log(`explain: ${ids.length} scans of /proc, ${tmpfs.length > 0 ? 'explainUsage on a tmpfs lane, ' : ''}open_tree clones`);
   }
 
   // ------------------------------------------------ workers: own instances, raw binding, teardown
