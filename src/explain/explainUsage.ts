@@ -140,7 +140,7 @@ async function explain(path: string, settings: Settings): Promise<ExplainUsage<n
 
   const [walk, held, hidden] = await Promise.all([
     visibleWalk(root.from, settings, limits),
-    heldFiles(target, table, limits),
+    heldFiles(table, target, limits),
     hiddenFiles(table, target, limits, settings.onProgress),
   ]);
   const reserve = reserveOf(target, usage.free, usage.available, usage.blockSize);

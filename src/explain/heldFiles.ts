@@ -134,7 +134,7 @@ function shape(report: NativeOpenFilesReport): RawDeletedFile[] {
 }
 
 /** The deleted files held on the file system mounted at `target`. */
-export async function heldFiles(target: MountEntry, table: MountTable, limits: Limits): Promise<HeldFiles> {
+export async function heldFiles(table: MountTable, target: MountEntry, limits: Limits): Promise<HeldFiles> {
   if (process.platform !== 'linux') return { files: null, unseen: [{ part, reason: `needs Linux's /proc (not on ${process.platform})` }] };
   if (!binding) return { files: null, unseen: [{ part, reason: `needs the native addon, which did not load: ${fallbackDescription ?? 'unknown cause'}` }] };
   if (Number.isNaN(target.deviceKey)) return { files: null, unseen: [{ part, reason: 'the mount table gives no device for this file system' }] };
