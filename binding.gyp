@@ -20,7 +20,7 @@
         }, {
           "sources": ["native/probe/disk_usage_posix.cc", "native/probe/mount_list_posix.cc"]
         }],
-        ["OS=='linux'", {"sources": ["native/walk/scan_linux.cc", "native/walk/scan_posix.cc", "native/explain/open_files_linux.cc", "native/explain/proc_read.cc"]}, {"sources": ["native/explain/open_files_other.cc"]}],
+        ["OS=='linux'", {"sources": ["native/walk/scan_linux.cc", "native/walk/scan_posix.cc", "native/explain/open_files_linux.cc", "native/explain/proc_read.cc", "native/explain/held_set.cc"]}, {"sources": ["native/explain/open_files_other.cc"]}],
         ["OS=='mac'", {"sources": ["native/walk/scan_darwin.cc", "native/walk/scan_posix.cc"]}],
         ["OS=='win'", {"sources": ["native/walk/scan_win.cc"]}],
         ["OS=='linux'", {

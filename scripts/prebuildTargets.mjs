@@ -71,7 +71,7 @@ export function sourcesOf(target) {
       ? WINDOWS_SOURCES
       : target.kind === 'macho'
         ? [...POSIX_SOURCES, 'walk/scan_posix.cc', 'walk/scan_darwin.cc', 'explain/open_files_other.cc']
-        : [...POSIX_SOURCES, 'walk/scan_posix.cc', 'walk/scan_linux.cc', 'explain/open_files_linux.cc', 'explain/proc_read.cc'];
+        : [...POSIX_SOURCES, 'walk/scan_posix.cc', 'walk/scan_linux.cc', 'explain/open_files_linux.cc', 'explain/proc_read.cc', 'explain/held_set.cc'];
   return sources.map((name) => `native/${name}`);
 }
 

@@ -7,6 +7,7 @@
 #ifndef DISKPROBE_OPEN_FILES_H_
 #define DISKPROBE_OPEN_FILES_H_
 
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -58,27 +59,41 @@ struct OpenFilesTarget {
   uint32_t minor = 0;
 };
 
-// One scan, shared between the thread that runs it and JS, which may stop
-// waiting: Busy() says what it is on (a stat that has not returned).
+// One scan, shared between the threads that run it and JS, which may stop
+// waiting: Busy() says what it is on (a stat that has not returned). The
+// processes are shared out among up to kScanThreads threads, each with a
+// slot of its own to say what it is on.
 class OpenFilesScan {
  public:
+  static constexpr int kScanThreads = 4;
+
   explicit OpenFilesScan(OpenFilesTarget target) : target_(target) {}
   void Run();  // on a thread of its own; fills report()
   const OpenFilesReport& report() const { return report_; }
+  // What the thread that has waited longest is on; empty when none waits.
   std::string Busy() const {
     std::lock_guard<std::mutex> lock(mutex_);
-    return busy_;
+    const Slot* oldest = nullptr;
+    for (const Slot& slot : busy_)
+      if (!slot.what.empty() && (oldest == nullptr || slot.since < oldest->since)) oldest = &slot;
+    return oldest == nullptr ? std::string() : oldest->what;
   }
-  void SetBusy(std::string what) {
+  void SetBusy(int thread, std::string what) {
     std::lock_guard<std::mutex> lock(mutex_);
-    busy_ = std::move(what);
+    busy_[thread].what = std::move(what);
+    busy_[thread].since = std::chrono::steady_clock::now();
   }
 
  private:
+  struct Slot {
+    std::string what;
+    std::chrono::steady_clock::time_point since;
+  };
+
   OpenFilesTarget target_;
   OpenFilesReport report_;
   mutable std::mutex mutex_;
-  std::string busy_;
+  Slot busy_[kScanThreads];
 };
 
 // A detached copy of the mount at `path`, without the mounts on it

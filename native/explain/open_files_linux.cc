@@ -8,14 +8,17 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
-#include <map>
+#include <memory>
 #include <string>
-#include <unordered_map>
+#include <thread>
 #include <utility>
 #include <vector>
 
+#include "held_set.h"
 #include "open_files.h"
 #include "proc_read.h"
 
@@ -46,7 +49,10 @@ struct Process {
 // The scan of one run: what it has found, each inode once.
 class Finder {
  public:
-  Finder(OpenFilesScan* scan, OpenFilesReport* report, dev_t target) : scan_(scan), report_(report), target_(target) {}
+  Finder(OpenFilesScan* scan, int thread, dev_t target) : scan_(scan), thread_(thread), target_(target) {}
+
+  OpenFilesReport& report() { return report_; }
+  HeldSet& held() { return held_; }
 
   void Process(int proc, const char* name) {
     int pid_dir = openat(proc, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -60,7 +66,7 @@ class Finder {
     std::string command = ReadAt(pid_dir, "comm");
     if (!command.empty() && command.back() == '\n') command.pop_back();
     struct Process process = {static_cast<int32_t>(atoi(name)), static_cast<uint32_t>(owner.st_uid), std::move(command)};
-    report_->processes += 1;
+    report_.processes += 1;
     std::string path = std::string("/proc/") + name;
     int listed = Descriptors(pid_dir, process);
     // The leader has exited (a zombie) while its threads run on: its fd
@@ -85,7 +91,7 @@ class Finder {
   int Descriptors(int task_dir, const struct Process& process) {
     int fd_dir = openat(task_dir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd_dir < 0) {
-      if (errno != ENOENT) report_->unreadable.push_back({process.pid, process.uid, errno});
+      if (errno != ENOENT) report_.unreadable.push_back({process.pid, process.uid, errno});
       return -1;
     }
     DIR* listing = fdopendir(fd_dir);
@@ -99,7 +105,7 @@ class Finder {
     while (struct dirent* entry = readdir(listing)) {
       if (entry->d_name[0] == '.') continue;
       listed += 1;
-      report_->descriptors += 1;
+      report_.descriptors += 1;
       // readlink of an fd never asks its file system: the kernel names the dentry it holds.
       ssize_t length = readlinkat(fd_dir, entry->d_name, link, sizeof link - 1);
       if (length <= 0) continue;
@@ -109,15 +115,15 @@ class Finder {
       long mount_id = info_dir < 0 ? -1 : MountIdOf(info_dir, entry->d_name);
       dev_t device = mount_id < 0 ? 0 : namespaces_.DeviceOf(task_dir, static_cast<uint32_t>(mount_id));
       if (device == 0) {
-        report_->unknownMounts += 1;
+        report_.unknownMounts += 1;
         continue;
       }
       if (device != target_) continue;
       // On this file system: the one stat that asks it, and may wait on it.
-      scan_->SetBusy("/proc/" + std::to_string(process.pid) + "/fd/" + entry->d_name + " (" + target + ")");
+      scan_->SetBusy(thread_, "/proc/" + std::to_string(process.pid) + "/fd/" + entry->d_name + " (" + target + ")");
       struct stat st;
       int status = fstatat(fd_dir, entry->d_name, &st, 0);
-      scan_->SetBusy("");
+      scan_->SetBusy(thread_, "");
       if (status != 0 || st.st_nlink != 0) continue;  // a hard link is left: still visible, not held space
       Hold(st, target.substr(0, target.size() - kDeletedLength), {process.pid, atoi(entry->d_name), process.uid, process.command});
     }
@@ -156,11 +162,11 @@ class Finder {
   void Mappings(int task_dir, const std::string& task_path, char state, const struct Process& process) {
     std::string maps;
     if (state != 'D') {
-      scan_->SetBusy(task_path + "/maps");
+      scan_->SetBusy(thread_, task_path + "/maps");
       maps = ReadAt(task_dir, "maps");
-      scan_->SetBusy("");
+      scan_->SetBusy(thread_, "");
     } else if (!ReadMapsWithin(task_path + "/maps", &maps)) {
-      report_->mapsSkipped.push_back(process.pid);
+      report_.mapsSkipped.push_back(process.pid);
       return;
     }
     size_t at = 0;
@@ -181,62 +187,24 @@ class Finder {
       // Sized through map_files where that is readable: its st_dev tells btrfs subvolumes apart.
       struct stat st;
       std::string link = std::string("map_files/") + range;
-      scan_->SetBusy(task_path + "/" + link + " (" + path + ")");
+      scan_->SetBusy(thread_, task_path + "/" + link + " (" + path + ")");
       int status = fstatat(task_dir, link.c_str(), &st, 0);
-      scan_->SetBusy("");
+      scan_->SetBusy(thread_, "");
       if (status == 0) {
         if (st.st_nlink == 0) Hold(st, path, holder);
         continue;
       }
       // map_files wants more privilege than maps: known to be held, not how much.
-      auto unsized = unsized_.find(inode);
-      if (unsized != unsized_.end()) {
-        AddHolder(report_->files[unsized->second], holder);
-        continue;
-      }
       DeletedFile file;
       file.inode = inode;
       file.path = path;
       file.holders.push_back(holder);
-      unsized_[inode] = report_->files.size();
-      report_->files.push_back(std::move(file));
+      held_.Add(std::move(file));
     }
   }
 
-  // One holder more: a process once, by its fd where it has one (a mapping alone says fd -1).
-  static void AddHolder(DeletedFile& file, FileHolder holder) {
-    for (FileHolder& held : file.holders) {
-      if (held.pid != holder.pid) continue;
-      if (holder.fd == -1 || held.fd == holder.fd) return;
-      if (held.fd == -1) {
-        held.fd = holder.fd;
-        return;
-      }
-    }
-    file.holders.push_back(std::move(holder));
-  }
-
-  // A deleted file stat'ed, through an fd or a mapping: each (st_dev, st_ino) once.
+  // A deleted file stat'ed, through an fd or a mapping.
   void Hold(const struct stat& st, std::string path, FileHolder holder) {
-    auto key = std::make_pair(static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino));
-    auto found = by_key_.find(key);
-    if (found == by_key_.end()) {
-      // First met as a mapping that could not be sized (by inode alone: what maps gives).
-      auto unsized = unsized_.find(st.st_ino);
-      if (unsized != unsized_.end()) {
-        found = by_key_.emplace(key, unsized->second).first;
-        unsized_.erase(unsized);
-      }
-    }
-    if (found != by_key_.end()) {
-      DeletedFile& file = report_->files[found->second];
-      file.sized = true;
-      file.device = st.st_dev;
-      file.allocated = static_cast<uint64_t>(st.st_blocks) * 512;
-      file.size = static_cast<uint64_t>(st.st_size);
-      AddHolder(file, std::move(holder));
-      return;
-    }
     DeletedFile file;
     file.device = st.st_dev;
     file.inode = st.st_ino;
@@ -245,19 +213,23 @@ class Finder {
     file.sized = true;
     file.path = std::move(path);
     file.holders.push_back(std::move(holder));
-    by_key_.emplace(key, report_->files.size());
-    report_->files.push_back(std::move(file));
+    held_.Add(std::move(file));
   }
 
   OpenFilesScan* scan_;
-  OpenFilesReport* report_;
+  int thread_;
   dev_t target_;
+  OpenFilesReport report_;
+  HeldSet held_;
   MountNamespaces namespaces_;
-  std::map<std::pair<uint64_t, uint64_t>, size_t> by_key_;  // stat'ed files, by (st_dev, st_ino)
-  std::unordered_map<uint64_t, size_t> unsized_;             // mapped files not sized, by the inode maps gives
 };
 
 }  // namespace
+
+// How many processes a thread takes at a time from the shared list, and
+// how many processes make a second thread worth starting.
+constexpr size_t kBatch = 32;
+constexpr size_t kPerThread = 128;
 
 void OpenFilesScan::Run() {
   int proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -271,12 +243,42 @@ void OpenFilesScan::Run() {
     close(proc);
     return;
   }
-  Finder finder(this, &report_, makedev(target_.major, target_.minor));
+  std::vector<std::string> pids;
   while (struct dirent* entry = readdir(listing)) {
-    if (entry->d_name[0] < '1' || entry->d_name[0] > '9') continue;
-    finder.Process(proc, entry->d_name);
+    if (entry->d_name[0] >= '1' && entry->d_name[0] <= '9') pids.emplace_back(entry->d_name);
   }
+  // The time goes to syscalls on /proc, each cheap and many (readlink of
+  // every fd, fdinfo, maps): threads share them out (bench/explainFloor.c
+  // measures the gain); each keeps its own findings, merged at the end.
+  size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  size_t threads = std::min({static_cast<size_t>(kScanThreads), cores, std::max<size_t>(1, pids.size() / kPerThread)});
+  dev_t target = makedev(target_.major, target_.minor);
+  std::vector<std::unique_ptr<Finder>> finders;
+  for (size_t i = 0; i < threads; i++) finders.push_back(std::make_unique<Finder>(this, static_cast<int>(i), target));
+  std::atomic<size_t> next{0};
+  auto work = [&](Finder* finder) {
+    for (size_t from = next.fetch_add(kBatch); from < pids.size(); from = next.fetch_add(kBatch)) {
+      for (size_t i = from; i < std::min(from + kBatch, pids.size()); i++) finder->Process(proc, pids[i].c_str());
+    }
+  };
+  std::vector<std::thread> running;
+  for (size_t i = 1; i < threads; i++) running.emplace_back(work, finders[i].get());
+  work(finders[0].get());
+  for (std::thread& thread : running) thread.join();
   closedir(listing);
+  HeldSet held;
+  for (auto& finder : finders) {
+    OpenFilesReport& part = finder->report();
+    report_.processes += part.processes;
+    report_.descriptors += part.descriptors;
+    report_.unknownMounts += part.unknownMounts;
+    report_.unreadable.insert(report_.unreadable.end(), part.unreadable.begin(), part.unreadable.end());
+    report_.mapsSkipped.insert(report_.mapsSkipped.end(), part.mapsSkipped.begin(), part.mapsSkipped.end());
+    held.Merge(std::move(finder->held()));
+  }
+  std::sort(report_.unreadable.begin(), report_.unreadable.end(), [](const UnreadableProcess& a, const UnreadableProcess& b) { return a.pid < b.pid; });
+  std::sort(report_.mapsSkipped.begin(), report_.mapsSkipped.end());
+  report_.files = held.Take();
 }
 
 int OpenTreeClone(const char* path) {
